@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "metronome",
+    products: [
+        .executable(name: "metronome", targets: ["metronome"]),
+        .library(name: "Metronome", targets: ["Metronome"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CAlsa",
+            pkgConfig: "alsa",
+            providers: [.apt(["libasound2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSndFile",
+            pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSampleRate",
+            pkgConfig: "samplerate",
+            providers: [.apt(["libsamplerate0-dev"])]
+        ),
+        .target(
+            name: "Metronome",
+            dependencies: ["CAlsa", "CSndFile", "CSampleRate"]
+        ),
+        .executableTarget(
+            name: "metronome",
+            dependencies: [
+                "Metronome",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "make-sounds",
+            dependencies: ["Metronome"]
+        ),
+        .target(
+            name: "CAllocationCounter",
+            path: "Tests/CAllocationCounter"
+        ),
+        .testTarget(
+            name: "MetronomeTests",
+            dependencies: ["Metronome", "CAllocationCounter", "CSndFile"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,6 @@
+#ifndef METRONOME_CSNDFILE_SHIM_H
+#define METRONOME_CSNDFILE_SHIM_H
+
+#include <sndfile.h>
+
+#endif

@@ -1,0 +1,51 @@
+/// Where the audio thread sends frames: an ALSA device, or nothing at all.
+public protocol AudioSink: AnyObject {
+    var rate: SampleRate { get }
+    /// Frames the audio thread renders and writes at a time.
+    var periodFrames: Int { get }
+    /// Frames the device can hold; how far ahead of the ear writing may run.
+    var bufferFrames: Int { get }
+    /// A name for messages (`default`, `hw:0`, `none`).
+    var name: String { get }
+
+    /// Writes `frames` mono samples, blocking while the device is full.
+    /// Must not allocate or lock: it runs on the audio thread.
+    func write(_ mono: UnsafeMutablePointer<Float>, frames: Int) -> SinkWrite
+
+    /// Frames written but not yet heard, and when that was true.
+    func delay() -> (frames: Int64, at: MonotonicInstant?)
+
+    /// Brings the stream back after an underrun or suspend.
+    func recover(from error: ALSAError) -> ALSAError?
+
+    /// Blocks until every written frame has been played.
+    func drain()
+}
+
+/// What a write came to.
+public enum SinkWrite {
+    case written
+    /// The device ran dry (or was suspended) before this write; nothing of it was played.
+    case underrun(ALSAError)
+    case failed(ALSAError)
+}
+
+/// A sink with no device behind it: accepts every frame at once.
+/// The engine paces itself by the monotonic clock, so time still passes normally.
+public final class SilentSink: AudioSink {
+    public let rate: SampleRate
+    public let periodFrames: Int
+    public let bufferFrames: Int
+    public let name = "none"
+
+    public init(rate: SampleRate, periodFrames: Int = 256) {
+        self.rate = rate
+        self.periodFrames = periodFrames
+        bufferFrames = periodFrames * 2
+    }
+
+    public func write(_ mono: UnsafeMutablePointer<Float>, frames: Int) -> SinkWrite { .written }
+    public func delay() -> (frames: Int64, at: MonotonicInstant?) { (0, nil) }
+    public func recover(from error: ALSAError) -> ALSAError? { nil }
+    public func drain() {}
+}

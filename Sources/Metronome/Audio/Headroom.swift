@@ -1,0 +1,46 @@
+/// The gain that keeps the sum of overlapping clicks at or below full scale.
+///
+/// At any instant the j-th most recent click (j = 0, 1, …) started at least
+/// `j * d` frames ago, with `d` the shortest interval between clicks, and a
+/// sound that started `a` frames ago contributes at most the largest absolute
+/// sample from `a` to its end (its decay envelope). Summing that envelope at
+/// `0, d, 2d, …`, taking the loudest sound at each step, bounds the peak of the
+/// mix whatever the phase of the clicks; the gain scales that bound to 1.
+/// It is fixed for the run, so it never pumps, and it is 1 for ordinary
+/// tempi, where a click has decayed before the next one.
+public enum Headroom {
+    /// `volume / max(1, bound)`.
+    public static func gain(for sounds: [[Float]], shortestInterval: Int64, volume: Float) -> Float {
+        let bound = peakBound(for: sounds, shortestInterval: shortestInterval)
+        return bound > 1 ? volume / bound : volume
+    }
+
+    /// The largest sum of overlapping clicks, as described above.
+    public static func peakBound(for sounds: [[Float]], shortestInterval: Int64) -> Float {
+        let step = max(Int(shortestInterval), 1)
+        let envelopes = sounds.map(decayEnvelope)
+        let longest = envelopes.map(\.count).max() ?? 0
+        var bound: Float = 0
+        var age = 0
+        while age < longest {
+            var loudest: Float = 0
+            for envelope in envelopes where age < envelope.count {
+                loudest = max(loudest, envelope[age])
+            }
+            bound += loudest
+            age += step
+        }
+        return bound
+    }
+
+    /// `envelope[a]` is the largest absolute sample at or after `a`.
+    static func decayEnvelope(_ samples: [Float]) -> [Float] {
+        var envelope = [Float](repeating: 0, count: samples.count)
+        var running: Float = 0
+        for index in samples.indices.reversed() {
+            running = max(running, abs(samples[index]))
+            envelope[index] = running
+        }
+        return envelope
+    }
+}

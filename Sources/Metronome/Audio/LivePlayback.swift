@@ -1,0 +1,162 @@
+import Glibc
+import Synchronization
+
+/// Plays a click track through a sink on a dedicated audio thread.
+///
+/// The thread renders a period, writes it (blocking on the device), then
+/// publishes the audible position. It allocates nothing, takes no locks and
+/// does no I/O but the sink's. The beat grid follows real time: after an
+/// underrun the track skips ahead by the time the device was silent, so late
+/// clicks are dropped rather than played late. A sink that accepts frames
+/// faster than real time (no device, ALSA `null`) is paced by the clock.
+public final class LivePlayback: @unchecked Sendable {
+    public let track: ClickTrack
+    public let sink: any AudioSink
+    public let position: AudiblePosition
+    /// Frames over which a stop fades to silence (5 ms).
+    public let fadeFrames: Int64
+
+    private let clock: any Clock
+    private let stopRequested = Atomic<Bool>(false)
+    private let finishedFlag = Atomic<Bool>(false)
+    private let underrunCount = Atomic<Int>(0)
+    private let failureCode = Atomic<Int32>(0)
+    private let block: UnsafeMutablePointer<Float>
+    private var thread: pthread_t?
+
+    /// A stop that fades ends here; for a `--duration` track, at its last frame.
+    private var stopFrame: Int64
+
+    public init(track: ClickTrack, sink: any AudioSink, clock: any Clock = MonotonicClock()) {
+        self.track = track
+        self.sink = sink
+        self.clock = clock
+        position = AudiblePosition(rate: sink.rate)
+        fadeFrames = max(1, sink.rate.framesPerSecond / 200)
+        block = .allocate(capacity: sink.periodFrames)
+        if case .playtime = track.length, let end = track.endFrame {
+            stopFrame = end
+        } else {
+            stopFrame = .max
+        }
+    }
+
+    deinit { block.deallocate() }
+
+    /// Underruns so far.
+    public var underruns: Int { underrunCount.load(ordering: .relaxed) }
+    /// Whether the audio thread has finished (track over, stopped, or failed).
+    public var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
+    /// The device error that ended playback, if one did.
+    public var failure: ALSAError? {
+        let code = failureCode.load(ordering: .acquiring)
+        return code == 0 ? nil : ALSAError(code: code, call: "snd_pcm_writei")
+    }
+
+    /// Starts the audio thread.
+    public func start() {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var handle = pthread_t()
+        let result = pthread_create(&handle, nil, { context in
+            let playback = Unmanaged<LivePlayback>.fromOpaque(context!).takeRetainedValue()
+            playback.run()
+            return nil
+        }, context)
+        if result == 0 {
+            thread = handle
+        } else {
+            Unmanaged<LivePlayback>.fromOpaque(context).release()
+            finishedFlag.store(true, ordering: .releasing)
+        }
+    }
+
+    /// Asks the audio thread to fade out and stop; returns at once.
+    public func stop() { stopRequested.store(true, ordering: .releasing) }
+
+    /// Waits for the audio thread to end.
+    public func join() {
+        guard let thread else { return }
+        pthread_join(thread, nil)
+        self.thread = nil
+    }
+
+    /// The audio thread's loop; also callable directly to play on the current thread.
+    public func run() {
+        defer { finishedFlag.store(true, ordering: .releasing) }
+        let period = sink.periodFrames
+        let rate = sink.rate.framesPerSecond
+        var anchor: MonotonicInstant?
+        var lastWrite = clock.now()
+        var lastDelay: Int64 = 0
+
+        while true {
+            if stopRequested.load(ordering: .acquiring), stopFrame == .max {
+                stopFrame = track.position + fadeFrames
+            }
+            let blockStart = track.position
+            var frames = track.render(into: block, count: period)
+            if frames == 0 { break }
+            frames = applyFade(from: blockStart, frames: frames)
+
+            let before = clock.now()
+            switch sink.write(block, frames: frames) {
+            case .written:
+                break
+            case .underrun(let error):
+                underrunCount.add(1, ordering: .relaxed)
+                // The device fell silent when the frames queued at the last write ran out.
+                let dry = lastWrite.nanoseconds + lastDelay * 1_000_000_000 / rate
+                if let failure = sink.recover(from: error) {
+                    failureCode.store(failure.code, ordering: .releasing)
+                    return
+                }
+                let now = clock.now()
+                let gap = max(0, (now.nanoseconds - dry) * rate / 1_000_000_000)
+                // This block was never played: resume where real time is now.
+                track.skip(to: blockStart + gap)
+                anchor = nil
+                lastWrite = now
+                lastDelay = 0
+                continue
+            case .failed(let error):
+                failureCode.store(error.code, ordering: .releasing)
+                return
+            }
+            let after = clock.now()
+            let status = sink.delay()
+            let stamp = status.at ?? after
+            let written = track.position
+            position.publish(heard: written - status.frames, at: stamp, written: written)
+            lastWrite = stamp
+            lastDelay = status.frames
+
+            // Pace a sink that takes frames faster than real time. A write that
+            // blocked shows the device keeps time itself: follow its clock.
+            let heard = written - status.frames
+            if after.nanoseconds - before.nanoseconds > 250_000_000 * Int64(period) / rate / 1_000 * 4 || anchor == nil {
+                anchor = MonotonicInstant(nanoseconds: stamp.nanoseconds - heard * 1_000_000_000 / rate)
+            } else if let anchor {
+                let due = MonotonicInstant(nanoseconds: anchor.nanoseconds + (heard - Int64(sink.bufferFrames)) * 1_000_000_000 / rate)
+                if due > after { clock.sleep(until: due) }
+            }
+            if blockStart + Int64(frames) >= stopFrame { break }
+        }
+        sink.drain()
+    }
+
+    /// Fades the block toward `stopFrame` and cuts it there; returns the frames to write.
+    private func applyFade(from start: Int64, frames: Int) -> Int {
+        guard stopFrame != .max else { return frames }
+        let fadeStart = stopFrame - fadeFrames
+        let end = Int(max(0, min(Int64(frames), stopFrame - start)))
+        var index = 0
+        while index < end {
+            let frame = start + Int64(index)
+            if frame >= fadeStart {
+                block[index] *= Float(stopFrame - frame) / Float(fadeFrames)
+            }
+            index += 1
+        }
+        return max(end, 0)
+    }
+}

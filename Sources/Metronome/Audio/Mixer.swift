@@ -1,0 +1,115 @@
+/// A fixed pool of playing voices summed into a mono Float buffer.
+///
+/// Everything is allocated in `init`: `mix` and `start` touch only raw
+/// memory, so the audio thread can call them without allocating or locking.
+public final class Mixer: @unchecked Sendable {
+    /// One sound, copied into memory the mixer owns, with the gain it plays at.
+    struct Slot {
+        let samples: UnsafeMutablePointer<Float>
+        let count: Int
+        let gain: Float
+    }
+
+    /// A sound being played: which slot, and the next sample of it to mix.
+    struct Voice {
+        var slot: Int
+        var position: Int
+    }
+
+    private let slots: UnsafeMutableBufferPointer<Slot>
+    private let voices: UnsafeMutablePointer<Voice>
+    public let voiceCapacity: Int
+    /// Voices playing now.
+    public private(set) var activeVoices = 0
+    /// Clicks that found the pool full and were not played; zero unless the
+    /// capacity was computed wrong.
+    public private(set) var droppedVoices = 0
+
+    /// Copies the sounds in, each with its gain, and reserves `voiceCapacity` voices.
+    public init(sounds: [(samples: [Float], gain: Float)], voiceCapacity: Int) {
+        slots = .allocate(capacity: sounds.count)
+        for (index, sound) in sounds.enumerated() {
+            let storage = UnsafeMutablePointer<Float>.allocate(capacity: max(sound.samples.count, 1))
+            sound.samples.withUnsafeBufferPointer { source in
+                if let base = source.baseAddress { storage.initialize(from: base, count: source.count) }
+            }
+            slots.initializeElement(at: index, to: Slot(samples: storage, count: sound.samples.count, gain: sound.gain))
+        }
+        self.voiceCapacity = max(voiceCapacity, 1)
+        voices = .allocate(capacity: self.voiceCapacity)
+    }
+
+    deinit {
+        for slot in slots { slot.samples.deallocate() }
+        slots.deallocate()
+        voices.deallocate()
+    }
+
+    /// The length in frames of the sound in `slot`.
+    public func length(ofSlot slot: Int) -> Int { slots[slot].count }
+
+    /// Adds every playing voice into `output[0..<count]` and advances it;
+    /// voices that reach their end are released.
+    @inline(__always)
+    public func mix(into output: UnsafeMutablePointer<Float>, count: Int) {
+        var index = 0
+        while index < activeVoices {
+            let voice = voices[index]
+            let slot = slots[voice.slot]
+            let remaining = slot.count - voice.position
+            let frames = min(remaining, count)
+            Self.add(slot.samples + voice.position, gain: slot.gain, into: output, count: frames)
+            if remaining <= count {
+                activeVoices -= 1
+                voices[index] = voices[activeVoices]
+            } else {
+                voices[index].position += count
+                index += 1
+            }
+        }
+    }
+
+    /// Starts the sound in `slot` at `offset` frames into `output[0..<count]`
+    /// and mixes its first part; it keeps playing in later calls to `mix`.
+    @inline(__always)
+    public func start(slot slotIndex: Int, at offset: Int, into output: UnsafeMutablePointer<Float>, count: Int) {
+        let slot = slots[slotIndex]
+        let frames = min(slot.count, count - offset)
+        Self.add(slot.samples, gain: slot.gain, into: output + offset, count: frames)
+        guard frames < slot.count else { return }
+        guard activeVoices < voiceCapacity else {
+            droppedVoices += 1
+            return
+        }
+        voices[activeVoices] = Voice(slot: slotIndex, position: frames)
+        activeVoices += 1
+    }
+
+    /// Moves every voice `frames` further on without mixing, as if that much
+    /// audio had played (used when the device skipped time).
+    public func advance(by frames: Int64) {
+        var index = 0
+        while index < activeVoices {
+            let remaining = Int64(slots[voices[index].slot].count - voices[index].position)
+            if remaining <= frames {
+                activeVoices -= 1
+                voices[index] = voices[activeVoices]
+            } else {
+                voices[index].position += Int(frames)
+                index += 1
+            }
+        }
+    }
+
+    /// Silences every voice at once.
+    public func stopAll() { activeVoices = 0 }
+
+    @inline(__always)
+    private static func add(_ source: UnsafeMutablePointer<Float>, gain: Float, into output: UnsafeMutablePointer<Float>, count: Int) {
+        var index = 0
+        while index < count {
+            output[index] += source[index] * gain
+            index += 1
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import CAlsa
+import Glibc
+
+/// An ALSA playback device; owns its `snd_pcm_t` and closes it once.
+///
+/// Opened with explicit period and buffer sizes, interleaved access, float
+/// samples where the device takes them (else S16), and monotonic status
+/// timestamps. Writes block (`snd_pcm_writei`) while the buffer is full.
+public final class PCMDevice: AudioSink, @unchecked Sendable {
+    public let name: String
+    public let rate: SampleRate
+    public let periodFrames: Int
+    public let bufferFrames: Int
+    public let channels: Int
+    /// Whether the device takes 32-bit float samples (else signed 16-bit).
+    public let takesFloat: Bool
+
+    private let pcm: OpaquePointer
+    private let status: OpaquePointer
+    private let floats: UnsafeMutablePointer<Float>
+    private let shorts: UnsafeMutablePointer<Int16>
+
+    /// Opens `name` for playback at `rate` with periods of `periodFrames` and a
+    /// buffer of `bufferFrames`; the device may round both (and the rate).
+    public init(name: String, rate requestedRate: SampleRate, periodFrames requestedPeriod: Int, bufferFrames requestedBuffer: Int) throws(ALSAError) {
+        metronome_alsa_silence_errors()
+        var handle: OpaquePointer?
+        // Non-blocking open, so a busy device fails at once instead of waiting.
+        try ALSAError.check(snd_pcm_open(&handle, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK), "snd_pcm_open")
+        guard let pcm = handle else { throw ALSAError(code: -ENODEV, call: "snd_pcm_open") }
+        do {
+            try ALSAError.check(snd_pcm_nonblock(pcm, 0), "snd_pcm_nonblock")
+            let hardware = try Self.configureHardware(pcm, rate: requestedRate, period: requestedPeriod, buffer: requestedBuffer)
+            try Self.configureSoftware(pcm, period: hardware.period, buffer: hardware.buffer)
+            var status: OpaquePointer?
+            try ALSAError.check(snd_pcm_status_malloc(&status), "snd_pcm_status_malloc")
+            self.status = status!
+            self.pcm = pcm
+            self.name = name
+            rate = SampleRate(unchecked: hardware.rate)
+            periodFrames = hardware.period
+            bufferFrames = hardware.buffer
+            channels = hardware.channels
+            takesFloat = hardware.float
+            floats = .allocate(capacity: hardware.period * hardware.channels)
+            shorts = .allocate(capacity: hardware.period * hardware.channels)
+        } catch {
+            snd_pcm_close(pcm)
+            throw error
+        }
+    }
+
+    deinit {
+        snd_pcm_close(pcm)
+        snd_pcm_status_free(status)
+        floats.deallocate()
+        shorts.deallocate()
+    }
+
+    private static func configureHardware(_ pcm: OpaquePointer, rate: SampleRate, period: Int, buffer: Int) throws(ALSAError)
+        -> (rate: Int64, period: Int, buffer: Int, channels: Int, float: Bool) {
+        var params: OpaquePointer?
+        try ALSAError.check(snd_pcm_hw_params_malloc(&params), "snd_pcm_hw_params_malloc")
+        defer { snd_pcm_hw_params_free(params) }
+        try ALSAError.check(snd_pcm_hw_params_any(pcm, params), "snd_pcm_hw_params_any")
+        try ALSAError.check(snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED), "snd_pcm_hw_params_set_access")
+        var float = true
+        if snd_pcm_hw_params_set_format(pcm, params, SND_PCM_FORMAT_FLOAT_LE) < 0 {
+            float = false
+            try ALSAError.check(snd_pcm_hw_params_set_format(pcm, params, SND_PCM_FORMAT_S16_LE), "snd_pcm_hw_params_set_format")
+        }
+        var channels: UInt32 = 1
+        try ALSAError.check(snd_pcm_hw_params_set_channels_near(pcm, params, &channels), "snd_pcm_hw_params_set_channels_near")
+        var actualRate = UInt32(rate.framesPerSecond)
+        try ALSAError.check(snd_pcm_hw_params_set_rate_near(pcm, params, &actualRate, nil), "snd_pcm_hw_params_set_rate_near")
+        var periodSize = snd_pcm_uframes_t(period)
+        try ALSAError.check(snd_pcm_hw_params_set_period_size_near(pcm, params, &periodSize, nil), "snd_pcm_hw_params_set_period_size_near")
+        var bufferSize = snd_pcm_uframes_t(max(buffer, Int(periodSize) * 2))
+        try ALSAError.check(snd_pcm_hw_params_set_buffer_size_near(pcm, params, &bufferSize), "snd_pcm_hw_params_set_buffer_size_near")
+        try ALSAError.check(snd_pcm_hw_params(pcm, params), "snd_pcm_hw_params")
+        return (Int64(actualRate), Int(periodSize), Int(bufferSize), Int(channels), float)
+    }
+
+    private static func configureSoftware(_ pcm: OpaquePointer, period: Int, buffer: Int) throws(ALSAError) {
+        var params: OpaquePointer?
+        try ALSAError.check(snd_pcm_sw_params_malloc(&params), "snd_pcm_sw_params_malloc")
+        defer { snd_pcm_sw_params_free(params) }
+        try ALSAError.check(snd_pcm_sw_params_current(pcm, params), "snd_pcm_sw_params_current")
+        // Start once the buffer is full; wake when a period is free.
+        try ALSAError.check(snd_pcm_sw_params_set_start_threshold(pcm, params, snd_pcm_uframes_t(buffer)), "snd_pcm_sw_params_set_start_threshold")
+        try ALSAError.check(snd_pcm_sw_params_set_avail_min(pcm, params, snd_pcm_uframes_t(period)), "snd_pcm_sw_params_set_avail_min")
+        try ALSAError.check(snd_pcm_sw_params_set_tstamp_mode(pcm, params, SND_PCM_TSTAMP_ENABLE), "snd_pcm_sw_params_set_tstamp_mode")
+        try ALSAError.check(snd_pcm_sw_params_set_tstamp_type(pcm, params, SND_PCM_TSTAMP_TYPE_MONOTONIC), "snd_pcm_sw_params_set_tstamp_type")
+        try ALSAError.check(snd_pcm_sw_params(pcm, params), "snd_pcm_sw_params")
+    }
+
+    /// Converts to the device's format and channel count, then `snd_pcm_writei` until all is written.
+    public func write(_ mono: UnsafeMutablePointer<Float>, frames: Int) -> SinkWrite {
+        let source: UnsafeRawPointer
+        if takesFloat {
+            for frame in 0..<frames {
+                for channel in 0..<channels { floats[frame * channels + channel] = mono[frame] }
+            }
+            source = UnsafeRawPointer(floats)
+        } else {
+            for frame in 0..<frames {
+                let scaled = max(-32768, min(32767, (mono[frame] * 32767).rounded(.toNearestOrAwayFromZero)))
+                for channel in 0..<channels { shorts[frame * channels + channel] = Int16(scaled) }
+            }
+            source = UnsafeRawPointer(shorts)
+        }
+        let bytesPerFrame = channels * (takesFloat ? 4 : 2)
+        var done = 0
+        while done < frames {
+            let result = snd_pcm_writei(pcm, source + done * bytesPerFrame, snd_pcm_uframes_t(frames - done))
+            if result >= 0 {
+                done += result
+                continue
+            }
+            let error = ALSAError(code: Int32(result), call: "snd_pcm_writei")
+            if error.code == -EAGAIN { continue }
+            return error.isRecoverable ? .underrun(error) : .failed(error)
+        }
+        return .written
+    }
+
+    /// `snd_pcm_status`: the delay and the monotonic timestamp it was taken at.
+    public func delay() -> (frames: Int64, at: MonotonicInstant?) {
+        guard snd_pcm_status(pcm, status) >= 0 else { return (0, nil) }
+        let frames = Int64(snd_pcm_status_get_delay(status))
+        var stamp = timespec()
+        snd_pcm_status_get_htstamp(status, &stamp)
+        guard stamp.tv_sec != 0 || stamp.tv_nsec != 0 else { return (frames, nil) }
+        return (frames, MonotonicInstant(stamp))
+    }
+
+    /// `snd_pcm_recover`, silently: prepares the stream again after `-EPIPE` or `-ESTRPIPE`.
+    public func recover(from error: ALSAError) -> ALSAError? {
+        let result = snd_pcm_recover(pcm, error.code, 1)
+        return result < 0 ? ALSAError(code: result, call: "snd_pcm_recover") : nil
+    }
+
+    /// `snd_pcm_drain`: returns once everything written has played.
+    public func drain() {
+        _ = snd_pcm_drain(pcm)
+    }
+}

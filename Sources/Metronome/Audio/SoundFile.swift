@@ -1,0 +1,104 @@
+import CSndFile
+
+/// An open sound file; owns its libsndfile handle and closes it once.
+public final class SoundFile {
+    private var handle: OpaquePointer?
+    public let frames: Int64
+    public let channels: Int
+    public let rate: Int64
+    /// The `SF_FORMAT_*` major and minor format of the file.
+    public let format: Int32
+
+    private init(handle: OpaquePointer, info: SF_INFO) {
+        self.handle = handle
+        frames = info.frames
+        channels = Int(info.channels)
+        rate = Int64(info.samplerate)
+        format = info.format
+    }
+
+    deinit { try? close() }
+
+    /// Opens a file for reading in any format libsndfile knows. Stands for `sf_open(path, SFM_READ, …)`.
+    public static func open(reading path: String) throws(SoundFileError) -> SoundFile {
+        var info = SF_INFO()
+        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+            throw SoundFileError(handle: nil)
+        }
+        return SoundFile(handle: handle, info: info)
+    }
+
+    /// Creates (or truncates) a file for writing. Stands for `sf_open(path, SFM_WRITE, …)`.
+    public static func create(writing path: String, format: Int32, channels: Int, rate: Int64) throws(SoundFileError) -> SoundFile {
+        var info = SF_INFO()
+        info.format = format
+        info.channels = Int32(channels)
+        info.samplerate = Int32(rate)
+        guard sf_format_check(&info) != 0 else {
+            throw SoundFileError(code: 0, message: "libsndfile cannot write this format")
+        }
+        guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
+            throw SoundFileError(handle: nil)
+        }
+        return SoundFile(handle: handle, info: info)
+    }
+
+    /// Writes a new file on an open descriptor, which the sound file then owns
+    /// and closes. Stands for `sf_open_fd(fd, SFM_WRITE, …, SF_TRUE)`.
+    public static func create(descriptor: Int32, format: Int32, channels: Int, rate: Int64) throws(SoundFileError) -> SoundFile {
+        var info = SF_INFO()
+        info.format = format
+        info.channels = Int32(channels)
+        info.samplerate = Int32(rate)
+        guard sf_format_check(&info) != 0 else {
+            throw SoundFileError(code: 0, message: "libsndfile cannot write this format")
+        }
+        guard let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
+            throw SoundFileError(handle: nil)
+        }
+        return SoundFile(handle: handle, info: info)
+    }
+
+    /// `SFC_RF64_AUTO_DOWNGRADE`: an RF64 file that ends under 4 GB is written as WAV.
+    public static let rf64AutoDowngrade = Int32(SFC_RF64_AUTO_DOWNGRADE)
+
+    /// Reads up to `count` frames of interleaved floats; returns the frames read. `sf_readf_float`.
+    public func read(into buffer: UnsafeMutablePointer<Float>, frames count: Int) throws(SoundFileError) -> Int {
+        let read = sf_readf_float(try open(), buffer, sf_count_t(count))
+        if read < count, sf_error(handle) != 0 { throw SoundFileError(handle: handle) }
+        return Int(read)
+    }
+
+    /// Writes `count` frames of interleaved floats. `sf_writef_float`.
+    public func write(_ buffer: UnsafePointer<Float>, frames count: Int) throws(SoundFileError) {
+        let written = sf_writef_float(try open(), buffer, sf_count_t(count))
+        guard written == count else { throw SoundFileError(handle: handle) }
+    }
+
+    /// Writes `count` frames of interleaved 16-bit samples. `sf_writef_short`.
+    public func write(_ buffer: UnsafePointer<Int16>, frames count: Int) throws(SoundFileError) {
+        let written = sf_writef_short(try open(), buffer, sf_count_t(count))
+        guard written == count else { throw SoundFileError(handle: handle) }
+    }
+
+    /// Issues an `sf_command` that takes no data, such as `SFC_RF64_AUTO_DOWNGRADE`.
+    public func command(_ command: Int32, flag: Bool) {
+        guard let handle else { return }
+        _ = sf_command(handle, command, nil, flag ? Int32(SF_TRUE) : Int32(SF_FALSE))
+    }
+
+    /// Flushes and closes the file; errors from the final header write are thrown. `sf_close`.
+    public func close() throws(SoundFileError) {
+        guard let handle else { return }
+        self.handle = nil
+        let code = sf_close(handle)
+        if code != 0 {
+            throw SoundFileError(code: code, message: String(cString: sf_error_number(code)))
+        }
+    }
+
+    private func open() throws(SoundFileError) -> OpaquePointer {
+        guard let handle else { throw SoundFileError(code: 0, message: "the sound file is closed") }
+        return handle
+    }
+}

@@ -1,0 +1,15 @@
+/// Process exit codes from BSD `sysexits.h`, the ones the metronome uses.
+public enum SysExit: Int32, Sendable {
+    /// A bad option value or combination. The corresponding C constant is `EX_USAGE`.
+    case usage = 64
+    /// An input file is missing, unreadable, not audio or empty. `EX_NOINPUT`.
+    case noInput = 66
+    /// The audio device cannot be opened. `EX_UNAVAILABLE`.
+    case unavailable = 69
+    /// An internal error that is a bug. `EX_SOFTWARE`.
+    case software = 70
+    /// The output file cannot be created. `EX_CANTCREAT`.
+    case cannotCreate = 73
+    /// Reading or writing failed midway (a lost device, a full disk). `EX_IOERR`.
+    case ioError = 74
+}

@@ -1,0 +1,86 @@
+import Glibc
+
+/// Renders a finite click track into a sound file.
+///
+/// The file is written under a temporary name in the same directory and
+/// renamed over the target only once complete, so an interrupted or failed
+/// render leaves nothing behind.
+public struct FileRenderer {
+    public static let blockFrames = 65_536
+
+    public let path: String
+    public let format: OutputFormat
+
+    public init(path: String, format: OutputFormat) {
+        self.path = path
+        self.format = format
+    }
+
+    /// Why a render stopped before the end.
+    public enum Interruption: Error, Equatable {
+        /// A signal (SIGINT, SIGTERM) arrived; the number is the signal's.
+        case signal(Int32)
+    }
+
+    /// Renders every frame of `track` (which must be finite).
+    ///
+    /// `interrupted` is asked between blocks; when it returns a signal number
+    /// the render stops, the temporary file is removed and `Interruption` is thrown.
+    public func render(_ track: ClickTrack, interrupted: () -> Int32? = { nil }) throws -> Int64 {
+        guard let endFrame = track.endFrame else {
+            throw MetronomeError.usage("--output needs a length: add --bars N or --duration T")
+        }
+        let temporary = try TemporaryFile(beside: path)
+        var keep = false
+        defer { if !keep { temporary.remove() } }
+
+        let file: SoundFile
+        do {
+            file = try SoundFile.create(descriptor: temporary.descriptor, format: format.libsndfileFormat,
+                                        channels: 1, rate: track.schedule.rate.framesPerSecond)
+        } catch {
+            throw MetronomeError(.cannotCreate, "cannot write '\(path)': \(error.message)")
+        }
+        // Plain WAV while it fits, RF64 beyond 4 GB.
+        file.command(SoundFile.rf64AutoDowngrade, flag: true)
+
+        let floats = UnsafeMutablePointer<Float>.allocate(capacity: Self.blockFrames)
+        let shorts = UnsafeMutablePointer<Int16>.allocate(capacity: Self.blockFrames)
+        defer { floats.deallocate(); shorts.deallocate() }
+        var progress = ProgressBar(total: endFrame)
+
+        do {
+            while !track.isFinished {
+                if let signal = interrupted() {
+                    progress.finish()
+                    throw Interruption.signal(signal)
+                }
+                let frames = track.render(into: floats, count: Self.blockFrames)
+                if format.writesIntegers {
+                    Self.convert(floats, to: shorts, count: frames)
+                    try file.write(UnsafePointer(shorts), frames: frames)
+                } else {
+                    try file.write(UnsafePointer(floats), frames: frames)
+                }
+                progress.update(done: track.position)
+            }
+            try file.close()
+        } catch let error as SoundFileError {
+            progress.finish()
+            throw MetronomeError(.ioError, "cannot write '\(path)': \(error.message)")
+        }
+        progress.finish()
+        try temporary.commit(as: path)
+        keep = true
+        return track.position
+    }
+
+    /// Float to 16-bit with rounding; the track's gain keeps samples within ±1.
+    @inline(__always)
+    static func convert(_ source: UnsafeMutablePointer<Float>, to target: UnsafeMutablePointer<Int16>, count: Int) {
+        for index in 0..<count {
+            let scaled = (source[index] * 32767).rounded(.toNearestOrAwayFromZero)
+            target[index] = Int16(max(-32768, min(32767, scaled)))
+        }
+    }
+}

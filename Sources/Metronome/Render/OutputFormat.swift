@@ -1,0 +1,53 @@
+import CSndFile
+
+/// The sample format of a rendered file.
+public enum SampleFormat: String, CaseIterable, Sendable {
+    /// 16-bit integer PCM, the default.
+    case pcm16
+    /// 32-bit IEEE float (WAV, AIFF).
+    case float
+}
+
+/// A sound file format chosen by the output file's extension.
+public struct OutputFormat: Equatable, Sendable {
+    public enum Container: String, CaseIterable, Sendable {
+        case wav, flac, ogg, aiff
+    }
+
+    public let container: Container
+    public let sampleFormat: SampleFormat
+
+    public static let extensions: [String: Container] = [
+        "wav": .wav, "flac": .flac, "ogg": .ogg, "oga": .ogg, "aiff": .aiff, "aif": .aiff,
+    ]
+
+    /// The format for `path`, from its extension (case-insensitive).
+    public init(path: String, sampleFormat: SampleFormat) throws(MetronomeError) {
+        let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex,
+              let container = Self.extensions[name[name.index(after: dot)...].lowercased()] else {
+            throw .usage("output '\(path)' has no known extension: use .wav, .flac, .ogg or .aiff")
+        }
+        if sampleFormat == .float, container == .flac || container == .ogg {
+            throw .usage("--format float is for .wav and .aiff output; \(container.rawValue) cannot hold float samples")
+        }
+        self.container = container
+        self.sampleFormat = sampleFormat
+    }
+
+    /// The libsndfile `SF_FORMAT_*` value. WAV is written as RF64 that
+    /// downgrades itself to plain WAV when the file stays under 4 GB.
+    var libsndfileFormat: Int32 {
+        let major: Int32
+        switch container {
+        case .wav: major = Int32(SF_FORMAT_RF64)
+        case .flac: major = Int32(SF_FORMAT_FLAC)
+        case .ogg: return Int32(SF_FORMAT_OGG | SF_FORMAT_VORBIS)
+        case .aiff: major = Int32(SF_FORMAT_AIFF)
+        }
+        return major | (sampleFormat == .float ? Int32(SF_FORMAT_FLOAT) : Int32(SF_FORMAT_PCM_16))
+    }
+
+    /// Whether samples are handed to libsndfile as 16-bit integers.
+    var writesIntegers: Bool { sampleFormat == .pcm16 && container != .ogg }
+}

@@ -1,0 +1,55 @@
+/// A tempo in beats per minute, held exactly as an integer count of thousandths.
+public struct Tempo: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// Beats per minute times 1000: 92.5 bpm is 92500.
+    public let millibeatsPerMinute: Int64
+
+    public static let range: ClosedRange<Int64> = 1_000...1_000_000
+
+    /// A tempo from thousandths of a bpm; nil outside 1 to 1000 bpm.
+    public init?(millibeatsPerMinute: Int64) {
+        guard Self.range.contains(millibeatsPerMinute) else { return nil }
+        self.millibeatsPerMinute = millibeatsPerMinute
+    }
+
+    /// A whole-number tempo; nil outside 1 to 1000 bpm.
+    public init?(bpm: Int) {
+        guard bpm >= 1, bpm <= 1000 else { return nil }
+        self.millibeatsPerMinute = Int64(bpm) * 1000
+    }
+
+    /// Parses `90`, `92.5`, `137.125`: a decimal of at most 3 fractional digits, 1 to 1000.
+    public init(parsing text: String) throws(MetronomeError) {
+        let trimmed = text.trimmingSpaces
+        guard let decimal = ExactDecimal(Substring(trimmed)) else {
+            throw .usage("bpm '\(text)' is not a number: use a decimal from 1 to 1000, e.g. 90 or 92.5")
+        }
+        guard let milli = decimal.scaled(toPlaces: 3) else {
+            throw .usage("bpm '\(text)' has more than 3 decimal places: use e.g. 92.125")
+        }
+        guard let tempo = Tempo(millibeatsPerMinute: milli) else {
+            throw .usage("bpm '\(text)' is out of range: use 1 to 1000")
+        }
+        self = tempo
+    }
+
+    public static func < (lhs: Tempo, rhs: Tempo) -> Bool {
+        lhs.millibeatsPerMinute < rhs.millibeatsPerMinute
+    }
+
+    /// `92.5`, `90`, `137.125`: the shortest exact decimal.
+    public var description: String {
+        let whole = millibeatsPerMinute / 1000
+        var fraction = millibeatsPerMinute % 1000
+        guard fraction != 0 else { return "\(whole)" }
+        var places = 3
+        while fraction % 10 == 0 { fraction /= 10; places -= 1 }
+        let text = String(fraction)
+        return "\(whole)." + String(repeating: "0", count: places - text.count) + text
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+    }
+}

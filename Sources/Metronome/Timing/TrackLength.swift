@@ -1,0 +1,17 @@
+/// How long the metronome plays or how long a rendered file is.
+public enum TrackLength: Hashable, Sendable {
+    /// Until stopped.
+    case endless
+    /// A whole number of bars, then the ring of the last sounds.
+    case bars(Int64)
+    /// Exactly `round(T * R)` frames.
+    case playtime(Playtime)
+
+    /// Parses `--bars`: a whole number of bars, at least 1.
+    public static func parsingBars(_ text: String) throws(MetronomeError) -> TrackLength {
+        guard let bars = Int64(text.trimmingSpaces), bars >= 1, bars <= 100_000_000 else {
+            throw .usage("bars '\(text)' is not allowed: use a whole number of bars from 1, e.g. 16")
+        }
+        return .bars(bars)
+    }
+}

@@ -1,0 +1,3 @@
+#include <stdint.h>
+void metronome_counting_begin(void);
+uint64_t metronome_counting_end(void);
