@@ -1,1 +1,24 @@
-print("placeholder")
+import ArgumentParser
+import Glibc
+import Metronome
+
+// Every failure is one line on stderr and a sysexits status; help and
+// --version print as swift-argument-parser prints them.
+do {
+    var command = try MetronomeCommand.parseAsRoot()
+    try command.run()
+} catch let error as MetronomeError {
+    StandardError.report(error.message)
+    exit(error.exit.rawValue)
+} catch let error as ExitCode {
+    exit(error.rawValue)
+} catch {
+    let status = MetronomeCommand.exitCode(for: error)
+    if status == .success {
+        MetronomeCommand.exit(withError: error)
+    }
+    let message = MetronomeCommand.message(for: error)
+    let line = message.split(separator: "\n").first.map(String.init) ?? "invalid arguments"
+    StandardError.report(line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line)
+    exit(status.rawValue == 1 ? SysExit.software.rawValue : status.rawValue)
+}

@@ -104,7 +104,7 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
             source = UnsafeRawPointer(floats)
         } else {
             for frame in 0..<frames {
-                let scaled = max(-32768, min(32767, (mono[frame] * 32767).rounded(.toNearestOrAwayFromZero)))
+                let scaled = max(-32768, min(32767, (mono[frame] * 32767).rounded(.toNearestOrEven)))
                 for channel in 0..<channels { shorts[frame * channels + channel] = Int16(scaled) }
             }
             source = UnsafeRawPointer(shorts)

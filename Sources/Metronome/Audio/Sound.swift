@@ -71,3 +71,21 @@ public struct Sound: Sendable, Equatable {
         return try Sound(samples: mono, rate: sourceRate).converted(to: target)
     }
 }
+
+extension Sound {
+    /// Writes the sound as a mono file in `format` (the container from the
+    /// path's extension), replacing any file there.
+    public func write(to path: String, format: OutputFormat) throws(MetronomeError) {
+        let file: SoundFile
+        do {
+            file = try SoundFile.create(writing: path, format: format.libsndfileFormat(frames: Int64(samples.count)),
+                                         channels: 1, rate: rate.framesPerSecond)
+            try samples.withUnsafeBufferPointer { buffer throws(SoundFileError) in
+                if let base = buffer.baseAddress { try file.write(base, frames: buffer.count) }
+            }
+            try file.close()
+        } catch {
+            throw MetronomeError(.cannotCreate, "cannot write '\(path)': \(error.message)")
+        }
+    }
+}

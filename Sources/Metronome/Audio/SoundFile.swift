@@ -59,9 +59,6 @@ public final class SoundFile {
         return SoundFile(handle: handle, info: info)
     }
 
-    /// `SFC_RF64_AUTO_DOWNGRADE`: an RF64 file that ends under 4 GB is written as WAV.
-    public static let rf64AutoDowngrade = Int32(SFC_RF64_AUTO_DOWNGRADE)
-
     /// Reads up to `count` frames of interleaved floats; returns the frames read. `sf_readf_float`.
     public func read(into buffer: UnsafeMutablePointer<Float>, frames count: Int) throws(SoundFileError) -> Int {
         let read = sf_readf_float(try open(), buffer, sf_count_t(count))
@@ -79,12 +76,6 @@ public final class SoundFile {
     public func write(_ buffer: UnsafePointer<Int16>, frames count: Int) throws(SoundFileError) {
         let written = sf_writef_short(try open(), buffer, sf_count_t(count))
         guard written == count else { throw SoundFileError(handle: handle) }
-    }
-
-    /// Issues an `sf_command` that takes no data, such as `SFC_RF64_AUTO_DOWNGRADE`.
-    public func command(_ command: Int32, flag: Bool) {
-        guard let handle else { return }
-        _ = sf_command(handle, command, nil, flag ? Int32(SF_TRUE) : Int32(SF_FALSE))
     }
 
     /// Flushes and closes the file; errors from the final header write are thrown. `sf_close`.

@@ -35,12 +35,17 @@ public struct OutputFormat: Equatable, Sendable {
         self.sampleFormat = sampleFormat
     }
 
-    /// The libsndfile `SF_FORMAT_*` value. WAV is written as RF64 that
-    /// downgrades itself to plain WAV when the file stays under 4 GB.
-    var libsndfileFormat: Int32 {
+    /// The largest sample data a RIFF WAV can hold, less room for its header.
+    static let riffDataLimit: Int64 = 0xFFFF_FFFF - 4096
+
+    /// The libsndfile `SF_FORMAT_*` value for a mono file of `frames` frames:
+    /// WAV is plain RIFF when it fits in 4 GB and RF64 when it does not.
+    func libsndfileFormat(frames: Int64) -> Int32 {
         let major: Int32
         switch container {
-        case .wav: major = Int32(SF_FORMAT_RF64)
+        case .wav:
+            let bytes = frames.multipliedReportingOverflow(by: sampleFormat == .float ? 4 : 2)
+            major = bytes.overflow || bytes.partialValue > Self.riffDataLimit ? Int32(SF_FORMAT_RF64) : Int32(SF_FORMAT_WAV)
         case .flac: major = Int32(SF_FORMAT_FLAC)
         case .ogg: return Int32(SF_FORMAT_OGG | SF_FORMAT_VORBIS)
         case .aiff: major = Int32(SF_FORMAT_AIFF)

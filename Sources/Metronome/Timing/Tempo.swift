@@ -20,6 +20,9 @@ public struct Tempo: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Parses `90`, `92.5`, `137.125`: a decimal of at most 3 fractional digits, 1 to 1000.
     public init(parsing text: String) throws(MetronomeError) {
         let trimmed = text.trimmingSpaces
+        if trimmed.hasPrefix("-") {
+            throw .usage("bpm '\(text)' is negative: use a decimal from 1 to 1000, e.g. 90 or 92.5")
+        }
         guard let decimal = ExactDecimal(Substring(trimmed)) else {
             throw .usage("bpm '\(text)' is not a number: use a decimal from 1 to 1000, e.g. 90 or 92.5")
         }

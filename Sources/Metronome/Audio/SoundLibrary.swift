@@ -1,0 +1,60 @@
+import Glibc
+
+/// Finds and loads the beat and bell sounds.
+///
+/// The built-in sounds are looked up in `$METRONOME_SOUNDS`, then
+/// `PREFIX/share/metronome/Sounds` beside an installed `PREFIX/bin/metronome`,
+/// then the `Sounds` folder of the source tree the binary was built from.
+public enum SoundLibrary {
+    public static let environmentVariable = "METRONOME_SOUNDS"
+
+    /// The folders searched for built-in sounds, in order.
+    public static func searchPath() -> [String] {
+        var folders: [String] = []
+        if let override = getenv(environmentVariable), override.pointee != 0 {
+            folders.append(String(cString: override))
+        }
+        if let executable = executablePath() {
+            let bin = directory(of: executable)
+            folders.append(directory(of: bin) + "/share/metronome/Sounds")
+        }
+        // Sources/Metronome/Audio/SoundLibrary.swift → the repository root.
+        var source = "\(#filePath)"
+        for _ in 0..<4 { source = directory(of: source) }
+        folders.append(source + "/Sounds")
+        return folders
+    }
+
+    /// The path of a built-in sound, from the first folder that holds it.
+    public static func builtIn(_ name: String) throws(MetronomeError) -> String {
+        for folder in searchPath() {
+            let path = "\(folder)/\(name)"
+            if access(path, R_OK) == 0 { return path }
+        }
+        throw MetronomeError(.noInput, "built-in sound '\(name)' not found in \(searchPath().joined(separator: ", ")); set \(environmentVariable)")
+    }
+
+    /// The beat and bell at `rate`: the user's files where given, else the built-in ones.
+    public static func load(beat: String?, bell: String?, rate: SampleRate) throws(MetronomeError) -> (beat: Sound, bell: Sound) {
+        let beatSound = try Sound.load(contentsOf: try path(beat, orBuiltIn: "beat.wav"), rate: rate)
+        let bellSound = try Sound.load(contentsOf: try path(bell, orBuiltIn: "bell.wav"), rate: rate)
+        return (beatSound, bellSound)
+    }
+
+    private static func path(_ given: String?, orBuiltIn name: String) throws(MetronomeError) -> String {
+        if let given { return given }
+        return try builtIn(name)
+    }
+
+    static func executablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}

@@ -1,0 +1,89 @@
+import Glibc
+
+/// One run of the metronome: playing live, or rendering a file.
+public enum Session {
+    /// Runs `settings` to the end and returns the exit status; user errors are thrown.
+    public static func run(_ settings: Settings) throws(MetronomeError) -> Int32 {
+        let signals = TerminationSignals()
+        if let output = settings.output, let format = settings.outputFormat {
+            return try render(settings, to: output, format: format, signals: signals)
+        }
+        return try play(settings, signals: signals)
+    }
+
+    static func render(_ settings: Settings, to output: String, format: OutputFormat, signals: TerminationSignals) throws(MetronomeError) -> Int32 {
+        let sounds = try SoundLibrary.load(beat: settings.beatSound, bell: settings.bellSound, rate: settings.rate)
+        let track = ClickTrack(schedule: ClickSchedule(tempo: settings.tempo, meter: settings.meter, rate: settings.rate),
+                               beat: sounds.beat, bell: sounds.bell, volume: settings.volume, length: settings.length)
+        do {
+            _ = try FileRenderer(path: output, format: format).render(track, interrupted: { signals.take() })
+        } catch let error as MetronomeError {
+            throw error
+        } catch FileRenderer.Interruption.signal(let signal) {
+            return TerminationSignals.exitStatus(for: signal)
+        } catch {
+            throw MetronomeError(.software, "\(error)")
+        }
+        return 0
+    }
+
+    static func play(_ settings: Settings, signals: TerminationSignals) throws(MetronomeError) -> Int32 {
+        // Check the sounds before touching the device.
+        var sounds = try SoundLibrary.load(beat: settings.beatSound, bell: settings.bellSound, rate: settings.rate)
+        let sink = try openSink(settings)
+        if sink.rate != settings.rate {
+            sounds = (try sounds.beat.converted(to: sink.rate), try sounds.bell.converted(to: sink.rate))
+        }
+        let track = ClickTrack(schedule: ClickSchedule(tempo: settings.tempo, meter: settings.meter, rate: sink.rate),
+                               beat: sounds.beat, bell: sounds.bell, volume: settings.volume, length: settings.length)
+        let playback = LivePlayback(track: track, sink: sink)
+        let keys = KeyInput()
+        defer { keys?.restore() }
+
+        playback.start()
+        var status: Int32 = 0
+        var descriptors = keys.map { [pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0)] } ?? []
+        while !playback.isFinished {
+            // Keys wake the loop at once; signals are collected every 50 ms.
+            let signal: Int32?
+            if descriptors.isEmpty {
+                signal = signals.wait(milliseconds: 50)
+            } else {
+                _ = poll(&descriptors, nfds_t(descriptors.count), 50)
+                signal = signals.take()
+            }
+            if let signal {
+                status = TerminationSignals.exitStatus(for: signal)
+                playback.stop()
+            }
+            if let keys, KeyInput.isQuit(keys.read()) {
+                playback.stop()
+            }
+        }
+        playback.join()
+        keys?.restore()
+
+        if playback.underruns > 0 {
+            StandardError.report("\(playback.underruns) underrun\(playback.underruns == 1 ? "" : "s") on '\(sink.name)': the sound dropped out; a larger --latency may help")
+        }
+        if let failure = playback.failure {
+            throw MetronomeError(.ioError, "audio device '\(sink.name)' failed: \(failure.message)")
+        }
+        return status
+    }
+
+    /// The ALSA device, or silence when the default device is missing.
+    static func openSink(_ settings: Settings) throws(MetronomeError) -> any AudioSink {
+        let name = settings.device ?? "default"
+        let sizes = settings.latency?.frames(at: settings.rate) ?? Latency.standardFrames()
+        do {
+            return try PCMDevice(name: name, rate: settings.rate, periodFrames: sizes.period, bufferFrames: sizes.buffer)
+        } catch {
+            if settings.device != nil {
+                throw MetronomeError(.unavailable, "cannot open audio device '\(name)': \(error.message)")
+            }
+            StandardError.report("warning: cannot open audio device '\(name)': \(error.message); running without sound")
+            return SilentSink(rate: settings.rate, periodFrames: sizes.period)
+        }
+    }
+}

@@ -1,0 +1,111 @@
+/// Everything one run of the metronome needs, parsed and checked.
+///
+/// Built from the command line's text so that every value is parsed by its
+/// own type and every bad value becomes one `MetronomeError` line.
+public struct Settings: Sendable, Equatable {
+    public var tempo = Tempo(bpm: 120)!
+    public var meter = Meter.common
+    public var rate = SampleRate.standard
+    public var volume: Float = 1
+    public var length = TrackLength.endless
+    public var beatSound: String?
+    public var bellSound: String?
+    /// Render to this file instead of playing.
+    public var output: String?
+    public var outputFormat: OutputFormat?
+    /// nil: the `default` device, and playing on silently when it cannot be opened.
+    public var device: String?
+    public var latency: Latency?
+    public var pendulum = true
+
+    public init() {}
+
+    /// Parses the raw option values; nil means the option was not given.
+    public init(bpm: String? = nil, meter: String? = nil, rate: String? = nil, volume: String? = nil,
+                bars: String? = nil, duration: String? = nil, output: String? = nil, format: String? = nil,
+                device: String? = nil, latency: String? = nil, beatSound: String? = nil, bellSound: String? = nil,
+                pendulum: Bool = true) throws(MetronomeError) {
+        if let bpm { tempo = try Tempo(parsing: bpm) }
+        if let meter { self.meter = try Meter(parsing: meter) }
+        if let rate { self.rate = try SampleRate(parsing: rate) }
+        if let volume { self.volume = try Self.parseVolume(volume) }
+        switch (bars, duration) {
+        case (.some, .some):
+            throw .usage("--bars and --duration both set the length: give one of them")
+        case (.some(let bars), nil):
+            length = try TrackLength.parsingBars(bars)
+        case (nil, .some(let duration)):
+            length = .playtime(try Playtime(parsing: duration))
+        case (nil, nil):
+            break
+        }
+        let sampleFormat: SampleFormat
+        if let format {
+            guard let parsed = SampleFormat(rawValue: format.trimmingSpaces) else {
+                throw .usage("format '\(format)' is not known: use pcm16 or float")
+            }
+            sampleFormat = parsed
+        } else {
+            sampleFormat = .pcm16
+        }
+        if let output {
+            guard !output.isEmpty else { throw .usage("output file name is empty") }
+            outputFormat = try OutputFormat(path: output, sampleFormat: sampleFormat)
+            guard length != .endless else {
+                throw .usage("--output '\(output)' needs a length: add --bars N or --duration T, e.g. --bars 16")
+            }
+            guard device == nil, latency == nil else {
+                throw .usage("--device and --latency are for live playback; --output renders a file")
+            }
+        } else if format != nil {
+            throw .usage("--format applies to --output files only")
+        }
+        self.output = output
+        if let device {
+            guard !device.isEmpty else { throw .usage("device name is empty: use e.g. default or hw:0") }
+            self.device = device
+        }
+        if let latency { self.latency = try Latency(parsing: latency) }
+        if let beatSound, beatSound.isEmpty { throw .usage("--beat-sound needs a file name") }
+        if let bellSound, bellSound.isEmpty { throw .usage("--bell-sound needs a file name") }
+        self.beatSound = beatSound
+        self.bellSound = bellSound
+        self.pendulum = pendulum
+    }
+
+    static func parseVolume(_ text: String) throws(MetronomeError) -> Float {
+        let trimmed = text.trimmingSpaces
+        guard let decimal = ExactDecimal(Substring(trimmed)), let micro = decimal.scaled(toPlaces: 6) ?? (decimal.digits == 0 ? 0 : nil),
+              micro <= 1_000_000 else {
+            throw .usage("volume '\(text)' is not allowed: use a number from 0 to 1, e.g. 0.5")
+        }
+        return Float(micro) / 1_000_000
+    }
+}
+
+/// How far ahead of the ear the audio thread writes: the ALSA buffer.
+public struct Latency: Sendable, Equatable {
+    public let microseconds: Int64
+    /// Frames the audio thread writes at a time unless the buffer is smaller.
+    public static let standardPeriod = 256
+
+    public init(parsing text: String) throws(MetronomeError) {
+        guard let decimal = ExactDecimal(Substring(text.trimmingSpaces)), let micro = decimal.scaled(toPlaces: 3),
+              micro >= 1_000, micro <= 2_000_000 else {
+            throw .usage("latency '\(text)' is not allowed: use milliseconds from 1 to 2000, e.g. 20")
+        }
+        microseconds = micro
+    }
+
+    /// Period and buffer sizes: 256-frame periods (less for a tiny buffer), at least two a buffer.
+    public func frames(at rate: SampleRate) -> (period: Int, buffer: Int) {
+        let buffer = max(32, Int((microseconds * rate.framesPerSecond + 500_000) / 1_000_000))
+        let period = min(Self.standardPeriod, max(16, buffer / 2))
+        return (period, max(buffer, period * 2))
+    }
+
+    /// 256-frame periods, two of them: 10.7 ms at 48 kHz.
+    public static func standardFrames() -> (period: Int, buffer: Int) {
+        (standardPeriod, standardPeriod * 2)
+    }
+}

@@ -1,0 +1,20 @@
+import Glibc
+
+/// Lines for the user on stderr, written with one `write(2)` each.
+public enum StandardError {
+    /// Writes `metronome: LINE` and a newline.
+    public static func report(_ line: String, program: String = "metronome") {
+        write("\(program): \(line)\n")
+    }
+
+    /// Writes `text` as it is.
+    public static func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 { if errno == EINTR { continue } else { return } }
+            offset += written
+        }
+    }
+}

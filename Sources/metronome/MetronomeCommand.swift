@@ -1,0 +1,82 @@
+import ArgumentParser
+import Metronome
+
+/// `metronome`: the command line, read top to bottom.
+struct MetronomeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "metronome",
+        abstract: "A sample-accurate metronome: a beat on every beat, a bell on the first beat of every bar.",
+        discussion: """
+            Plays through ALSA until you press q or Ctrl-C, or renders a click track to a file.
+
+            Examples:
+              metronome --bpm 90
+              metronome --bpm 132.5 --meter 3/4 --volume 0.6
+              metronome --bpm 137 --output click.wav --duration 1h
+              metronome --bpm 120 --output click.flac --bars 64 --rate 44100
+
+            Exit status: 0 done, 64 bad option, 66 unreadable sound file,
+            69 audio device unavailable, 73 output cannot be created,
+            74 audio device or file failed midway, 128+N stopped by signal N.
+            """,
+        version: MetronomeVersion.current
+    )
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Tempo in beats per minute, 1 to 1000, up to 3 decimals (e.g. --bpm 92.5).", valueName: "bpm"))
+    var bpm: String?
+
+    @Option(name: .long, help: ArgumentHelp("Beats per bar / note value; the bell rings on beat 1 (e.g. --meter 3/4). Default 4/4.", valueName: "n/d"))
+    var meter: String?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Volume from 0 to 1 (e.g. --volume 0.5). Default 1.", valueName: "0..1"))
+    var volume: String?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Sample rate in Hz, 8000 to 192000 (e.g. --rate 44100). Default 48000.", valueName: "hz"))
+    var rate: String?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Stop after N bars and the ring of the last sound (e.g. --bars 16).", valueName: "n"))
+    var bars: String?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Stop after this long: 90, 90s, 10m, 1h30m, 2.5m (a bare number is seconds).", valueName: "time"))
+    var duration: String?
+
+    @Option(name: .long, help: ArgumentHelp("Beat sound, any file libsndfile reads (e.g. --beat-sound tick.flac).", valueName: "file"))
+    var beatSound: String?
+
+    @Option(name: .long, help: ArgumentHelp("Bell sound for the first beat of each bar (e.g. --bell-sound bell.ogg).", valueName: "file"))
+    var bellSound: String?
+
+    @Option(name: .long, help: ArgumentHelp("ALSA device to play on (e.g. --device hw:0). Default: default.", valueName: "name"))
+    var device: String?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Output latency in ms, the ALSA buffer (e.g. --latency 20). Default: two 256-frame periods.", valueName: "ms"))
+    var latency: String?
+
+    @Option(name: .long, help: ArgumentHelp("Render to a file instead of playing: .wav, .flac, .ogg or .aiff; needs --bars or --duration (e.g. --output click.wav).", valueName: "file"))
+    var output: String?
+
+    @Option(name: .long, help: ArgumentHelp("Sample format of --output: pcm16 (default) or float (wav, aiff).", valueName: "pcm16|float"))
+    var format: String?
+
+    @Flag(name: .long, help: "Sound only: no pendulum on the terminal.")
+    var noPendulum = false
+
+    func settings() throws(MetronomeError) -> Settings {
+        try Settings(bpm: bpm, meter: meter, rate: rate, volume: volume, bars: bars, duration: duration,
+                     output: output, format: format, device: device, latency: latency,
+                     beatSound: beatSound, bellSound: bellSound, pendulum: !noPendulum)
+    }
+
+    func validate() throws {
+        do {
+            _ = try settings()
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+
+    func run() throws {
+        let status = try Session.run(try settings())
+        if status != 0 { throw ExitCode(status) }
+    }
+}
