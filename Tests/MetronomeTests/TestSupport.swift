@@ -1,0 +1,53 @@
+import Glibc
+@testable import Metronome
+import Testing
+
+/// A fresh directory under /tmp, removed with everything in it on deinit.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        var template = Array("/tmp/metronome-test-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        path = String(cString: made!)
+    }
+
+    func file(_ name: String) -> String { "\(path)/\(name)" }
+
+    /// Names in the directory, hidden ones included.
+    func contents() -> [String] {
+        guard let directory = opendir(path) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    deinit {
+        for name in contents() { unlink(file(name)) }
+        rmdir(path)
+    }
+}
+
+/// Reads every frame of a sound file, interleaved, with libsndfile.
+func readSoundFile(_ path: String) throws -> (samples: [Float], channels: Int, rate: Int64, format: Int32) {
+    let file = try SoundFile.open(reading: path)
+    var samples = [Float](repeating: 0, count: Int(file.frames) * file.channels)
+    let read = try samples.withUnsafeMutableBufferPointer { try file.read(into: $0.baseAddress!, frames: Int(file.frames)) }
+    #expect(read == Int(file.frames))
+    return (samples, file.channels, file.rate, file.format)
+}
+
+/// Impulse sounds: a beat of one sample at +0.25 and a bell of one sample at
+/// -0.75, so every click is one nonzero sample that says which it was.
+func impulseSounds(rate: SampleRate) -> (beat: Sound, bell: Sound) {
+    (Sound(samples: [0.25], rate: rate), Sound(samples: [-0.75], rate: rate))
+}
+
+/// The frames holding a nonzero sample, with their values.
+func onsets(_ samples: [Float]) -> [(frame: Int64, value: Float)] {
+    samples.enumerated().filter { $0.element != 0 }.map { (Int64($0.offset), $0.element) }
+}
