@@ -88,6 +88,8 @@ public final class LivePlayback: @unchecked Sendable {
         var anchor: MonotonicInstant?
         var lastWrite = clock.now()
         var lastDelay: Int64 = 0
+        // A period's duration in nanoseconds; a write blocking a quarter of it blocked.
+        let quarterPeriodBase = Int64(period) * 1_000_000_000 / rate
 
         while true {
             if stopRequested.load(ordering: .acquiring), stopFrame == .max {
@@ -131,13 +133,16 @@ public final class LivePlayback: @unchecked Sendable {
             lastDelay = status.frames
 
             // Pace a sink that takes frames faster than real time. A write that
-            // blocked shows the device keeps time itself: follow its clock.
+            // blocked for a quarter period or more shows the device keeps time
+            // itself: follow its clock. Otherwise hold the frame being heard
+            // to the monotonic clock, a buffer ahead at most.
             let heard = written - status.frames
-            if after.nanoseconds - before.nanoseconds > 250_000_000 * Int64(period) / rate / 1_000 * 4 || anchor == nil {
+            let blocked = (after.nanoseconds - before.nanoseconds) * 4 >= quarterPeriodBase
+            if blocked || anchor == nil {
                 anchor = MonotonicInstant(nanoseconds: stamp.nanoseconds - heard * 1_000_000_000 / rate)
             } else if let anchor {
-                let due = MonotonicInstant(nanoseconds: anchor.nanoseconds + (heard - Int64(sink.bufferFrames)) * 1_000_000_000 / rate)
-                if due > after { clock.sleep(until: due) }
+                let due = anchor.nanoseconds + (heard - Int64(sink.bufferFrames)) * 1_000_000_000 / rate
+                if due > after.nanoseconds { clock.sleep(until: MonotonicInstant(nanoseconds: due)) }
             }
             if blockStart + Int64(frames) >= stopFrame { break }
         }

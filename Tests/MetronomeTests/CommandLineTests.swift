@@ -1,0 +1,156 @@
+import Foundation
+@testable import Metronome
+import Testing
+
+/// The built `metronome` binary, next to the test bundle.
+func metronomeBinary() -> String {
+    let bundle = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).resolvingSymlinksInPath()
+    var directory = bundle.deletingLastPathComponent()
+    if !FileManager.default.fileExists(atPath: directory.appendingPathComponent("metronome").path) {
+        directory = Bundle.main.bundleURL
+    }
+    return directory.appendingPathComponent("metronome").path
+}
+
+struct RunResult {
+    let status: Int32
+    let standardOutput: String
+    let standardError: String
+}
+
+/// Runs a program to its end and collects what it printed.
+func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> RunResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    var merged = ProcessInfo.processInfo.environment
+    for (key, value) in environment { merged[key] = value }
+    process.environment = merged
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let outData = output.fileHandleForReading.readDataToEndOfFile()
+    let errData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return RunResult(status: process.terminationStatus,
+                     standardOutput: String(decoding: outData, as: UTF8.self),
+                     standardError: String(decoding: errData, as: UTF8.self))
+}
+
+@Suite struct CommandLineTests {
+    let directory = TemporaryDirectory()
+
+    @Test(arguments: [
+        (["--bpm", "0"], "'0'"), (["--bpm", "-5"], "'-5'"), (["--bpm", "nan"], "'nan'"), (["--bpm", "inf"], "'inf'"),
+        (["--bpm", "1001"], "'1001'"), (["--bpm", ""], "bpm"), (["--meter", "0/4"], "'0/4'"), (["--meter", "4/0"], "'4/0'"),
+        (["--meter", "4/3"], "'4/3'"), (["--meter", "33/4"], "'33/4'"), (["--rate", "7999"], "'7999'"),
+        (["--rate", "192001"], "'192001'"), (["--duration", "0"], "'0'"), (["--duration", "-1m"], "'-1m'"),
+        (["--duration", "soon"], "'soon'"), (["--bars", "0"], "'0'"), (["--volume", "1.5"], "'1.5'"),
+        (["--volume", "-0.5"], "'-0.5'"), (["--output", "click.mp3", "--bars", "1"], "'click.mp3'"),
+        (["--output", "click.wav"], "--bars"), (["--frobnicate"], "--frobnicate"),
+        (["--bars", "2", "--duration", "3"], "--bars"), (["--latency", "0"], "'0'"),
+    ])
+    func badValuesExit64WithOneLineNamingThem(arguments: [String], named: String) throws {
+        let result = try run(metronomeBinary(), arguments)
+        #expect(result.status == 64)
+        let lines = result.standardError.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.standardError)")
+        #expect(lines.first?.hasPrefix("metronome: ") == true)
+        #expect(result.standardError.contains(named))
+        #expect(result.standardOutput.isEmpty)
+    }
+
+    @Test func unreadableSoundsExit66() throws {
+        let text = directory.file("notes.txt")
+        try "hello".write(toFile: text, atomically: true, encoding: .utf8)
+        for sound in [directory.file("missing.wav"), text] {
+            let result = try run(metronomeBinary(), ["--beat-sound", sound, "--output", directory.file("x.wav"), "--bars", "1"])
+            #expect(result.status == 66)
+            #expect(result.standardError.split(separator: "\n").count == 1)
+            #expect(result.standardError.contains(sound))
+        }
+        #expect(directory.contents() == ["notes.txt"])
+    }
+
+    @Test func anUncreatableOutputExits73() throws {
+        let result = try run(metronomeBinary(), ["--output", "/nonexistent-dir/click.wav", "--bars", "1"])
+        #expect(result.status == 73)
+        #expect(result.standardError.split(separator: "\n").count == 1)
+    }
+
+    @Test func aNamedDeviceThatCannotOpenExits69() throws {
+        let result = try run(metronomeBinary(), ["--device", "no_such_device", "--duration", "1", "--no-pendulum"])
+        #expect(result.status == 69)
+        #expect(result.standardError.split(separator: "\n").count == 1)
+        #expect(result.standardError.contains("no_such_device"))
+    }
+
+    @Test func helpExplainsEveryOptionWithAnExample() throws {
+        let result = try run(metronomeBinary(), ["--help"])
+        #expect(result.status == 0)
+        for option in ["--bpm", "--meter", "--volume", "--rate", "--bars", "--duration", "--beat-sound", "--bell-sound",
+                       "--device", "--latency", "--output", "--format", "--no-pendulum", "--version"] {
+            #expect(result.standardOutput.contains(option), "\(option)")
+        }
+        #expect(result.standardOutput.contains("e.g."))
+        let version = try run(metronomeBinary(), ["--version"])
+        #expect(version.status == 0 && version.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == MetronomeVersion.current)
+    }
+
+    @Test func theBinaryRendersEveryClickOnItsFrameWithTheUsersSounds() throws {
+        let rate = try #require(SampleRate(44_100))
+        let sounds = impulseSounds(rate: rate)
+        let beat = directory.file("beat.aiff"), bell = directory.file("bell.flac")
+        try sounds.beat.write(to: beat, format: OutputFormat(path: beat, sampleFormat: .float))
+        try sounds.bell.write(to: bell, format: OutputFormat(path: bell, sampleFormat: .pcm16))
+        let output = directory.file("click.wav")
+        let result = try run(metronomeBinary(), ["--bpm", "160", "--meter", "3/4", "--rate", "44100", "--bars", "40",
+                                                 "--beat-sound", beat, "--bell-sound", bell, "--output", output])
+        #expect(result.status == 0, "\(result.standardError)")
+        let file = try readSoundFile(output)
+        let schedule = ClickSchedule(tempo: Tempo(bpm: 160)!, meter: try Meter(parsing: "3/4"), rate: rate)
+        let found = onsets(file.samples)
+        #expect(found.map(\.frame) == (0..<120).map { schedule.frame(ofClick: Int64($0)) })
+        #expect(found.map { $0.value < 0 } == (0..<120).map { $0 % 3 == 0 })
+    }
+
+    @Test func builtInSoundsComeFromTheEnvironmentFolderFirst() throws {
+        let rate = SampleRate.standard
+        let sounds = impulseSounds(rate: rate)
+        try sounds.beat.write(to: directory.file("beat.wav"), format: OutputFormat(path: "x.wav", sampleFormat: .float))
+        try sounds.bell.write(to: directory.file("bell.wav"), format: OutputFormat(path: "x.wav", sampleFormat: .float))
+        let output = directory.file("out.wav")
+        let result = try run(metronomeBinary(), ["--output", output, "--bars", "2"],
+                             environment: [SoundLibrary.environmentVariable: directory.path])
+        #expect(result.status == 0)
+        #expect(onsets(try readSoundFile(output).samples).count == 8)
+    }
+
+    @Test func klickAgreesToWithinTheFrameItFloors() throws {
+        // klick (the reference) floors click positions; the exact grid rounds
+        // half up, so the two may differ by one frame and never by more.
+        let klick = "/usr/bin/klick"
+        try #require(FileManager.default.isExecutableFile(atPath: klick), "klick is installed by scripts/setup")
+        let rate = try #require(SampleRate(44_100))
+        let impulse = directory.file("impulse.wav")
+        try Sound(samples: [0.5], rate: rate).write(to: impulse, format: OutputFormat(path: impulse, sampleFormat: .float))
+        let reference = directory.file("klick.wav"), ours = directory.file("ours.wav")
+        let klickRun = try run(klick, ["-W", reference, "-r", "44100", "-S", "\(impulse),\(impulse)", "40", "4/4", "137.5"])
+        #expect(klickRun.status == 0)
+        let result = try run(metronomeBinary(), ["--bpm", "137.5", "--rate", "44100", "--bars", "40", "--output", ours,
+                                                 "--beat-sound", impulse, "--bell-sound", impulse])
+        #expect(result.status == 0)
+        let theirs = onsets(try readSoundFile(reference).samples).map(\.frame)
+        let mine = onsets(try readSoundFile(ours).samples).map(\.frame)
+        #expect(theirs.count == 160 && mine.count == 160)
+        var differing = 0
+        for (a, b) in zip(theirs, mine) {
+            #expect(b - a == 0 || b - a == 1)
+            if a != b { differing += 1 }
+        }
+        #expect(differing > 0)  // 137.5 bpm at 44.1 kHz has fractional positions: the two methods do differ
+    }
+}

@@ -1,0 +1,97 @@
+@testable import Metronome
+import Testing
+
+/// The engine against a simulated device and a manual clock: no sound card,
+/// no sleeping, the same answer every run.
+@Suite struct LivePlaybackTests {
+    let rate = SampleRate.standard
+
+    func makeTrack(_ bpm: String, length: TrackLength) throws -> ClickTrack {
+        let sounds = impulseSounds(rate: rate)
+        return ClickTrack(schedule: ClickSchedule(tempo: try Tempo(parsing: bpm), rate: rate),
+                          beat: sounds.beat, bell: sounds.bell, length: length)
+    }
+
+    @Test func playedClicksSitExactlyOnTheGrid() throws {
+        let clock = ManualClock()
+        let device = SimulatedDevice(rate: rate, clock: clock)
+        let track = try makeTrack("137", length: .playtime(Playtime(parsing: "5")))
+        let playback = LivePlayback(track: track, sink: device, clock: clock)
+        let start = clock.now()
+        playback.run()
+        let found = onsets(device.recording)
+        #expect(found.map(\.frame) == (0..<found.count).map { track.schedule.frame(ofClick: Int64($0)) })
+        #expect(found.count == 12)  // 5 s at 137 bpm
+        #expect(playback.underruns == 0)
+        // It took the real time of the track (plus the buffer still playing at the end).
+        let elapsed = clock.now().nanoseconds - start.nanoseconds
+        #expect(abs(elapsed - 5_000_000_000) < 20_000_000)
+    }
+
+    @Test func afterAStallClicksDueInTheGapAreDroppedAndTheGridHolds() throws {
+        let clock = ManualClock()
+        let device = SimulatedDevice(rate: rate, clock: clock)
+        device.stallBeforeWrite = 400            // about 2.1 s in
+        device.stallNanoseconds = 1_200_000_000  // long enough to swallow two or three clicks
+        let track = try makeTrack("137", length: .playtime(Playtime(parsing: "6")))
+        let playback = LivePlayback(track: track, sink: device, clock: clock)
+        playback.run()
+        #expect(playback.underruns == 1)
+        let schedule = track.schedule
+        let found = onsets(device.recording)
+        var clicks: [Int64] = []
+        for onset in found {
+            // Each recorded click is a click of the original grid, within a frame.
+            let click = schedule.firstClick(atOrAfter: onset.frame - 1)
+            #expect(abs(schedule.frame(ofClick: click) - onset.frame) <= 1, "onset at \(onset.frame)")
+            #expect((onset.value < 0) == schedule.isBell(click: click))
+            clicks.append(click)
+        }
+        // Some clicks fell in the stall and were dropped, not played late.
+        let missing = Set(0...clicks.last!).subtracting(clicks)
+        #expect(missing.count >= 2)
+        #expect(clicks == clicks.sorted())
+    }
+
+    @Test func aDeviceFasterThanRealTimeIsPacedByTheClock() throws {
+        let clock = ManualClock()
+        let device = SimulatedDevice(rate: rate, clock: clock)
+        device.fasterThanRealTime = true
+        let track = try makeTrack("90", length: .playtime(Playtime(parsing: "3")))
+        let start = clock.now()
+        LivePlayback(track: track, sink: device, clock: clock).run()
+        let elapsed = clock.now().nanoseconds - start.nanoseconds
+        #expect(elapsed > 2_980_000_000 && elapsed <= 3_000_000_000)
+        #expect(device.recording.count == 144_000)
+    }
+
+    @Test func theAudiblePositionIsWrittenMinusDelay() throws {
+        let clock = ManualClock()
+        let device = SimulatedDevice(rate: rate, clock: clock)
+        let track = try makeTrack("120", length: .playtime(Playtime(parsing: "1")))
+        let playback = LivePlayback(track: track, sink: device, clock: clock)
+        playback.run()
+        let sample = playback.position.snapshot()
+        #expect(sample.written == 48_000)
+        // After draining, the last publish saw at most a buffer still queued.
+        #expect(sample.written - sample.heard <= 512)
+        // Extrapolating 2 ms past the snapshot moves 96 frames, capped at what was written.
+        let later = MonotonicInstant(nanoseconds: sample.at.nanoseconds + 2_000_000)
+        #expect(playback.position.heardFrame(at: later) == min(sample.heard + 96, sample.written))
+    }
+
+    @Test func stoppingFadesOutInFiveMilliseconds() throws {
+        let clock = ManualClock()
+        let device = SimulatedDevice(rate: rate, clock: clock)
+        let long = Sound(samples: [Float](repeating: 0.5, count: 48_000), rate: rate)
+        let track = ClickTrack(schedule: ClickSchedule(tempo: Tempo(bpm: 60)!, rate: rate), beat: long, bell: long)
+        let playback = LivePlayback(track: track, sink: device, clock: clock)
+        playback.stop()  // asked before the first block: fade from frame 0
+        playback.run()
+        let recorded = device.recording
+        #expect(recorded.count >= 240)
+        #expect(recorded[0] == 0.5)
+        #expect(recorded[120] < recorded[60] && recorded[60] < recorded[0])  // a falling ramp
+        #expect(recorded[240...].allSatisfy { $0 == 0 })
+    }
+}

@@ -1,0 +1,104 @@
+@testable import Metronome
+
+/// A clock that moves only when told to (or when something sleeps on it).
+final class ManualClock: Clock, @unchecked Sendable {
+    private(set) var current = MonotonicInstant(nanoseconds: 1_000_000_000)
+    func now() -> MonotonicInstant { current }
+    func sleep(until instant: MonotonicInstant) { if instant > current { current = instant } }
+    func advance(nanoseconds: Int64) { current = MonotonicInstant(nanoseconds: current.nanoseconds + nanoseconds) }
+}
+
+/// A sound card in software: it starts when its buffer is full, then plays
+/// `rate` frames a second of the manual clock; a write blocks (moves the
+/// clock) while the buffer is full; if it runs dry it underruns and plays
+/// silence until the stream is recovered and refilled. What it plays is
+/// recorded by device time, as a recorder on its output would hear it.
+final class SimulatedDevice: AudioSink {
+    let rate: SampleRate
+    let periodFrames: Int
+    let bufferFrames: Int
+    let name = "simulated"
+    let clock: ManualClock
+    /// Before this write (counted from 0), the process stalls for `stallNanoseconds`.
+    var stallBeforeWrite: Int?
+    var stallNanoseconds: Int64 = 0
+    /// Accepts frames at once and reports no delay, like ALSA's null device.
+    var fasterThanRealTime = false
+
+    private(set) var recording: [Float] = []
+    private(set) var writes = 0
+    private var origin: MonotonicInstant?     // device time zero: the first start
+    private var started: MonotonicInstant?    // when the current stream started
+    private var streamWritten: Int64 = 0      // frames written since that start (or to the pending start)
+    private var streamOffset: Int64 = 0       // the device frame the current stream starts at
+
+    init(rate: SampleRate, clock: ManualClock, periodFrames: Int = 256, bufferFrames: Int = 512) {
+        self.rate = rate
+        self.clock = clock
+        self.periodFrames = periodFrames
+        self.bufferFrames = bufferFrames
+    }
+
+    private func played(at instant: MonotonicInstant) -> Int64 {
+        guard let started else { return 0 }
+        return (instant.nanoseconds - started.nanoseconds) * rate.framesPerSecond / 1_000_000_000
+    }
+
+    func write(_ mono: UnsafeMutablePointer<Float>, frames: Int) -> SinkWrite {
+        defer { writes += 1 }
+        if writes == stallBeforeWrite { clock.advance(nanoseconds: stallNanoseconds) }
+        if fasterThanRealTime {
+            append(mono, frames: frames, at: Int64(recording.count))
+            return .written
+        }
+        if started != nil, played(at: clock.now()) >= streamWritten {
+            return .underrun(ALSAError(code: -32, call: "snd_pcm_writei"))  // -EPIPE
+        }
+        if started != nil {
+            // Block until the buffer has room for this write.
+            let excess = streamWritten + Int64(frames) - played(at: clock.now()) - Int64(bufferFrames)
+            if excess > 0 {
+                let wait = (excess * 1_000_000_000 + rate.framesPerSecond - 1) / rate.framesPerSecond
+                clock.advance(nanoseconds: wait)
+            }
+        }
+        append(mono, frames: frames, at: streamOffset + streamWritten)
+        streamWritten += Int64(frames)
+        if started == nil, streamWritten >= Int64(bufferFrames) {
+            let now = clock.now()
+            if origin == nil { origin = now }
+            started = now
+            streamOffset = (now.nanoseconds - origin!.nanoseconds) * rate.framesPerSecond / 1_000_000_000
+            // Move what was queued before the start to where it is heard.
+            let queued = Array(recording.suffix(Int(streamWritten)))
+            recording.removeLast(Int(streamWritten))
+            let pad = Int(streamOffset) - recording.count
+            if pad > 0 { recording += [Float](repeating: 0, count: pad) }
+            recording += queued
+        }
+        return .written
+    }
+
+    private func append(_ mono: UnsafeMutablePointer<Float>, frames: Int, at position: Int64) {
+        let pad = Int(position) - recording.count
+        if pad > 0 { recording += [Float](repeating: 0, count: pad) }
+        recording += UnsafeBufferPointer(start: mono, count: frames)
+    }
+
+    func delay() -> (frames: Int64, at: MonotonicInstant?) {
+        if fasterThanRealTime { return (0, clock.now()) }
+        return (streamWritten - played(at: clock.now()), clock.now())
+    }
+
+    func recover(from error: ALSAError) -> ALSAError? {
+        started = nil
+        streamWritten = 0
+        return nil
+    }
+
+    func drain() {
+        guard started != nil else { return }
+        let remaining = streamWritten - played(at: clock.now())
+        if remaining > 0 { clock.advance(nanoseconds: remaining * 1_000_000_000 / rate.framesPerSecond) }
+    }
+}
