@@ -1,0 +1,159 @@
+import Foundation
+@testable import Metronome
+import Testing
+
+/// A JACK server on the dummy driver (real time, no sound card), `jack_thru`
+/// passing audio through, and ALSA's jack plugin as the metronome's device:
+/// the real ALSA playback path, recorded by `jack_rec` on the far side.
+final class JackLoopback {
+    static let tools = ["/usr/bin/jackd", "/usr/bin/jack_thru", "/usr/bin/jack_rec", "/usr/bin/jack_lsp", "/usr/bin/jack_wait"]
+    static let plugin = "/usr/lib/x86_64-linux-gnu/alsa-lib/libasound_module_pcm_jack.so"
+    static var isInstalled: Bool {
+        (tools + [plugin]).allSatisfy { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    let home = TemporaryDirectory()
+    let server = "metronome-test-\(getpid())"
+    let environment: [String: String]
+    private var processes: [Process] = []
+    let serverLog: String
+
+    init() throws {
+        environment = ["HOME": home.path, "JACK_DEFAULT_SERVER": server, "JACK_NO_AUDIO_RESERVATION": "1"]
+        serverLog = home.file("jackd.log")
+        try """
+            pcm.loopback {
+                type jack
+                playback_ports {
+                    0 jack_thru:input_1
+                }
+            }
+            """.write(toFile: home.file(".asoundrc"), atomically: true, encoding: .utf8)
+        Self.removeStaleRegistrations()
+        try start("/usr/bin/jackd", ["-n", server, "--no-realtime", "-d", "dummy", "-r", "48000", "-p", "1024"], log: serverLog)
+        let ready = try run("/usr/bin/jack_wait", ["-w", "-t", "10"], environment: environment)
+        guard ready.status == 0 else { throw LoopbackError.notReady("jackd did not start: \(try log())") }
+        try start("/usr/bin/jack_thru", [], log: home.file("thru.log"))
+        try waitForPort("jack_thru:output_1")
+    }
+
+    enum LoopbackError: Error { case notReady(String) }
+
+    /// Servers killed without cleanup leave `jack*` entries in POSIX shared
+    /// memory that stop new servers; remove them while no jackd runs.
+    static func removeStaleRegistrations() {
+        let running = (try? run("/usr/bin/pgrep", ["-x", "jackd"]))?.status == 0
+        guard !running, let names = try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm") else { return }
+        for name in names where name.hasPrefix("jack") {
+            try? FileManager.default.removeItem(atPath: "/dev/shm/\(name)")
+        }
+    }
+
+    private func start(_ executable: String, _ arguments: [String], log: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        processes.append(process)
+    }
+
+    /// Polls the server's port list (at most 10 s) until `port` exists, or,
+    /// with `connectedTo`, until it is connected to that port.
+    func waitForPort(_ port: String, connectedTo peer: String? = nil) throws {
+        for _ in 0..<200 {
+            let listing = try run("/usr/bin/jack_lsp", peer == nil ? [] : ["-c"], environment: environment).standardOutput
+            let lines = listing.split(separator: "\n").map(String.init)
+            if let peer {
+                // `jack_lsp -c` lists each port, then its connections indented.
+                if let index = lines.firstIndex(of: port),
+                   lines[(index + 1)...].prefix(while: { $0.hasPrefix(" ") }).contains(where: { $0.trimmingCharacters(in: .whitespaces) == peer }) {
+                    return
+                }
+            } else if lines.contains(port) {
+                return
+            }
+            usleep(50_000)
+        }
+        throw LoopbackError.notReady("port \(port) never appeared or connected")
+    }
+
+    /// Records `jack_thru`'s output for `seconds` while `body` runs; returns the recording.
+    func record(seconds: Int, while body: () throws -> Void) throws -> [Float] {
+        let file = home.file("recording.wav")
+        let recorder = Process()
+        recorder.executableURL = URL(fileURLWithPath: "/usr/bin/jack_rec")
+        recorder.arguments = ["-f", file, "-d", "\(seconds)", "-b", "16", "jack_thru:output_1"]
+        recorder.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        recorder.standardOutput = FileHandle.nullDevice
+        recorder.standardError = FileHandle.nullDevice
+        try recorder.run()
+        try waitForPort("jack_thru:output_1", connectedTo: "jackrec:input1")
+        try body()
+        recorder.waitUntilExit()
+        return try readSoundFile(file).samples
+    }
+
+    func log() throws -> String { (try? String(contentsOfFile: serverLog, encoding: .utf8)) ?? "" }
+
+    /// Whether jackd itself reported an xrun: a loaded machine, not the metronome.
+    var serverHadXrun: Bool { ((try? log()) ?? "").lowercased().contains("xrun") }
+
+    deinit {
+        // jack_thru ignores SIGTERM: ask politely, then insist after 2 s.
+        for process in processes.reversed() where process.isRunning {
+            process.terminate()
+            for _ in 0..<40 where process.isRunning { usleep(50_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+        Self.removeStaleRegistrations()
+    }
+}
+
+@Suite(.serialized) struct RealTimeLoopbackTests {
+    /// `scripts/test` sets this, so a machine without JACK fails instead of skipping.
+    static let required = ProcessInfo.processInfo.environment["METRONOME_REQUIRE_LOOPBACK"] == "1"
+
+    @Test(.enabled(if: JackLoopback.isInstalled || required))
+    func liveClicksThroughALSAKeepTheExactGrid() throws {
+        try #require(JackLoopback.isInstalled, "jackd2 and libasound2-plugins are needed: run scripts/setup --test")
+        let rate = SampleRate.standard
+        let directory = TemporaryDirectory()
+        let sounds = impulseSounds(rate: rate)
+        let beat = directory.file("beat.wav"), bell = directory.file("bell.wav")
+        try sounds.beat.write(to: beat, format: OutputFormat(path: beat, sampleFormat: .float))
+        try sounds.bell.write(to: bell, format: OutputFormat(path: bell, sampleFormat: .float))
+        let schedule = ClickSchedule(tempo: try Tempo(parsing: "137"), rate: rate)
+        let seconds: Int64 = 11
+        let expectedClicks = schedule.firstClick(atOrAfter: seconds * 48_000)
+
+        for attempt in 1...3 {
+            let loopback = try JackLoopback()
+            var result: RunResult?
+            let recording = try loopback.record(seconds: 14) {
+                result = try run(metronomeBinary(), ["--device", "loopback", "--bpm", "137", "--duration", "\(seconds)",
+                                                     "--no-pendulum", "--beat-sound", beat, "--bell-sound", bell],
+                                 environment: loopback.environment)
+            }
+            if loopback.serverHadXrun, attempt < 3 { continue }  // the harness, not the metronome
+            let played = try #require(result)
+            #expect(played.status == 0, "\(played.standardError)")
+            #expect(played.standardError.isEmpty, "\(played.standardError)")  // no underrun reported
+            let found = onsets(recording)
+            #expect(Int64(found.count) == expectedClicks)
+            guard let first = found.first else { return }
+            for (click, onset) in found.enumerated() {
+                // Every interval is the grid's, to the frame, in real time.
+                #expect(onset.frame - first.frame == schedule.frame(ofClick: Int64(click)), "click \(click)")
+                #expect((onset.value < 0) == (click % 4 == 0), "click \(click)")
+            }
+            return
+        }
+    }
+}
