@@ -1,3 +1,4 @@
+import CAllocationCounter
 @testable import Metronome
 import Testing
 
@@ -93,5 +94,28 @@ import Testing
         #expect(recorded[0] == 0.5)
         #expect(recorded[120] < recorded[60] && recorded[60] < recorded[0])  // a falling ramp
         #expect(recorded[240...].allSatisfy { $0 == 0 })
+    }
+}
+
+/// The real ALSA path on ALSA's `null` device, which every alsa-lib has: it
+/// swallows frames instantly, so it also shows the engine pacing itself.
+@Suite struct NullDeviceTests {
+    @Test func theAudioLoopAllocatesNothingAndKeepsRealTimeOnAFastDevice() throws {
+        let device = try PCMDevice(name: "null", rate: .standard, periodFrames: 256, bufferFrames: 512)
+        let sounds = try SoundLibrary.load(beat: nil, bell: nil, rate: device.rate)
+        let track = ClickTrack(schedule: ClickSchedule(tempo: Tempo(bpm: 300)!, rate: device.rate),
+                               beat: sounds.beat, bell: sounds.bell, length: .playtime(Playtime(nanoseconds: 1_000_000_000)!))
+        let playback = LivePlayback(track: track, sink: device)
+        let clock = MonotonicClock()
+        let start = clock.now()
+        metronome_counting_begin()
+        playback.run()
+        let allocations = metronome_counting_end()
+        let elapsed = clock.now().nanoseconds - start.nanoseconds
+        #expect(allocations == 0)
+        #expect(track.position == 48_000)
+        // Paced by the monotonic clock: a second of audio took (nearly) a second, not a moment.
+        #expect(elapsed >= 950_000_000)
+        #expect(playback.underruns == 0 && playback.failure == nil)
     }
 }

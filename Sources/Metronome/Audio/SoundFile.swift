@@ -30,13 +30,7 @@ public final class SoundFile {
 
     /// Creates (or truncates) a file for writing. Stands for `sf_open(path, SFM_WRITE, …)`.
     public static func create(writing path: String, format: Int32, channels: Int, rate: Int64) throws(SoundFileError) -> SoundFile {
-        var info = SF_INFO()
-        info.format = format
-        info.channels = Int32(channels)
-        info.samplerate = Int32(rate)
-        guard sf_format_check(&info) != 0 else {
-            throw SoundFileError(code: 0, message: "libsndfile cannot write this format")
-        }
+        var info = try writableInfo(format: format, channels: channels, rate: rate)
         guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
             throw SoundFileError(handle: nil)
         }
@@ -46,6 +40,15 @@ public final class SoundFile {
     /// Writes a new file on an open descriptor, which the sound file then owns
     /// and closes. Stands for `sf_open_fd(fd, SFM_WRITE, …, SF_TRUE)`.
     public static func create(descriptor: Int32, format: Int32, channels: Int, rate: Int64) throws(SoundFileError) -> SoundFile {
+        var info = try writableInfo(format: format, channels: channels, rate: rate)
+        guard let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
+            throw SoundFileError(handle: nil)
+        }
+        return SoundFile(handle: handle, info: info)
+    }
+
+    /// The `SF_INFO` for a new file, checked with `sf_format_check`.
+    private static func writableInfo(format: Int32, channels: Int, rate: Int64) throws(SoundFileError) -> SF_INFO {
         var info = SF_INFO()
         info.format = format
         info.channels = Int32(channels)
@@ -53,10 +56,7 @@ public final class SoundFile {
         guard sf_format_check(&info) != 0 else {
             throw SoundFileError(code: 0, message: "libsndfile cannot write this format")
         }
-        guard let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
-            throw SoundFileError(handle: nil)
-        }
-        return SoundFile(handle: handle, info: info)
+        return info
     }
 
     /// Reads up to `count` frames of interleaved floats; returns the frames read. `sf_readf_float`.
