@@ -88,6 +88,16 @@ func run(_ executable: String, _ arguments: [String], environment: [String: Stri
         #expect(result.standardError.contains("no_such_device"))
     }
 
+    @Test func withoutADefaultDeviceItWarnsOnceAndPlaysOnSilently() throws {
+        // With no ALSA configuration `default` cannot open, as on a machine with no sound card.
+        let result = try run(metronomeBinary(), ["--duration", "0.2", "--no-pendulum"],
+                             environment: ["ALSA_CONFIG_PATH": "/nonexistent"])
+        #expect(result.status == 0)
+        let lines = result.standardError.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("metronome: warning: cannot open audio device 'default': ") == true)
+    }
+
     @Test func helpExplainsEveryOptionWithAnExample() throws {
         let result = try run(metronomeBinary(), ["--help"])
         #expect(result.status == 0)
