@@ -8,6 +8,8 @@ struct MetronomeCommand: ParsableCommand {
         abstract: "A sample-accurate metronome: a beat on every beat, a bell on the first beat of every bar.",
         discussion: """
             Plays through ALSA until you press q or Ctrl-C, or renders a click track to a file.
+            On a terminal it draws a pendulum that reaches its extreme exactly when each click
+            is heard; when stdout is not a terminal it prints a line per bar.
 
             Examples:
               metronome --bpm 90
@@ -61,10 +63,36 @@ struct MetronomeCommand: ParsableCommand {
     @Flag(name: .long, help: "Sound only: no pendulum on the terminal.")
     var noPendulum = false
 
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("How far the pendulum swings each way, 1 to 90 degrees (e.g. --angle 20). Default 30.", valueName: "degrees"))
+    var angle: String?
+
+    @Option(name: .long, help: ArgumentHelp("The pendulum's motion between clicks: linear, ease-in-out (default) or sine (e.g. --easing sine).", valueName: "curve"))
+    var easing: String?
+
+    @Option(name: .long, help: ArgumentHelp("Where the click falls in the swing: edge (default) or center (e.g. --click-at center).", valueName: "edge|center"))
+    var clickAt: String?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Show the picture this many ms later than the sound (negative: earlier), for Bluetooth or slow displays (e.g. --visual-offset 40).", valueName: "ms"))
+    var visualOffset: String?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Pictures drawn per second, 1 to 240 (e.g. --fps 30). Default 60.", valueName: "n"))
+    var fps: String?
+
+    @Option(name: .long, help: ArgumentHelp("Write JSON Lines of clicks, drawn frames and tempo to FILE (e.g. --trace run.jsonl).", valueName: "file"))
+    var trace: String?
+
+    @Flag(name: .long, help: "When stdout is not a terminal, print a line per click instead of per bar.")
+    var verbose = false
+
+    @Flag(name: .long, help: "Print nothing on stdout: no pendulum and no lines.")
+    var quiet = false
+
     func settings() throws(MetronomeError) -> Settings {
         try Settings(bpm: bpm, meter: meter, rate: rate, volume: volume, bars: bars, duration: duration,
                      output: output, format: format, device: device, latency: latency,
-                     beatSound: beatSound, bellSound: bellSound, pendulum: !noPendulum)
+                     beatSound: beatSound, bellSound: bellSound, pendulum: !noPendulum,
+                     angle: angle, easing: easing, clickAt: clickAt, visualOffset: visualOffset, fps: fps,
+                     trace: trace, verbose: verbose, quiet: quiet)
     }
 
     func validate() throws {

@@ -23,6 +23,8 @@ public final class ClickTrack: @unchecked Sendable {
     private let frameLimit: Int64
 
     private let mixer: Mixer
+    /// Where started clicks are recorded for the trace and the display, if anywhere.
+    public var clickLog: ClickLog?
     private static let beatSlot = 0
     private static let bellSlot = 1
 
@@ -84,6 +86,7 @@ public final class ClickTrack: @unchecked Sendable {
             guard start < blockEnd else { break }
             let slot = schedule.isBell(click: nextClick) ? Self.bellSlot : Self.beatSlot
             mixer.start(slot: slot, at: Int(start - position), into: output, count: frames)
+            clickLog?.push(click: nextClick, frame: start)
             nextClick += 1
         }
         position += Int64(frames)

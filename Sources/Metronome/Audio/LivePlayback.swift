@@ -135,13 +135,13 @@ public final class LivePlayback: @unchecked Sendable {
             // Pace a sink that takes frames faster than real time. A write that
             // blocked for a quarter period or more shows the device keeps time
             // itself: follow its clock. Otherwise hold the frame being heard
-            // to the monotonic clock, a buffer ahead at most.
+            // to the monotonic clock.
             let heard = written - status.frames
             let blocked = (after.nanoseconds - before.nanoseconds) * 4 >= quarterPeriodBase
             if blocked || anchor == nil {
                 anchor = MonotonicInstant(nanoseconds: stamp.nanoseconds - heard * 1_000_000_000 / rate)
             } else if let anchor {
-                let due = anchor.nanoseconds + (heard - Int64(sink.bufferFrames)) * 1_000_000_000 / rate
+                let due = anchor.nanoseconds + heard * 1_000_000_000 / rate
                 if due > after.nanoseconds { clock.sleep(until: MonotonicInstant(nanoseconds: due)) }
             }
             if blockStart + Int64(frames) >= stopFrame { break }

@@ -15,8 +15,23 @@ public enum Session {
         let sounds = try SoundLibrary.load(beat: settings.beatSound, bell: settings.bellSound, rate: settings.rate)
         let track = ClickTrack(schedule: ClickSchedule(tempo: settings.tempo, meter: settings.meter, rate: settings.rate),
                                beat: sounds.beat, bell: sounds.bell, volume: settings.volume, length: settings.length)
+        let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
+        let clickLog = ClickLog(capacity: 1 << 16)
+        if let trace {
+            track.clickLog = clickLog
+            trace.tempo(settings.tempo, frame: 0)
+        }
         do {
-            _ = try FileRenderer(path: output, format: format).render(track, interrupted: { signals.take() })
+            _ = try FileRenderer(path: output, format: format).render(track, interrupted: {
+                if let trace {
+                    for entry in clickLog.drain() { trace.click(entry, schedule: track.schedule) }
+                }
+                return signals.takeStop()
+            })
+            if let trace {
+                for entry in clickLog.drain() { trace.click(entry, schedule: track.schedule) }
+                trace.flush()
+            }
         } catch let error as MetronomeError {
             throw error
         } catch FileRenderer.Interruption.signal(let signal) {
@@ -36,32 +51,11 @@ public enum Session {
         }
         let track = ClickTrack(schedule: ClickSchedule(tempo: settings.tempo, meter: settings.meter, rate: sink.rate),
                                beat: sounds.beat, bell: sounds.bell, volume: settings.volume, length: settings.length)
+        let clickLog = ClickLog()
+        track.clickLog = clickLog
+        let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
         let playback = LivePlayback(track: track, sink: sink)
-        let keys = KeyInput()
-        defer { keys?.restore() }
-
-        playback.start()
-        var status: Int32 = 0
-        var descriptors = keys.map { [pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0)] } ?? []
-        while !playback.isFinished {
-            // Keys wake the loop at once; signals are collected every 50 ms.
-            let signal: Int32?
-            if descriptors.isEmpty {
-                signal = signals.wait(milliseconds: 50)
-            } else {
-                _ = poll(&descriptors, nfds_t(descriptors.count), 50)
-                signal = signals.take()
-            }
-            if let signal {
-                status = TerminationSignals.exitStatus(for: signal)
-                playback.stop()
-            }
-            if let keys, KeyInput.isQuit(keys.read()) {
-                playback.stop()
-            }
-        }
-        playback.join()
-        keys?.restore()
+        let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace, clickLog: clickLog).run()
 
         if playback.underruns > 0 {
             StandardError.report("\(playback.underruns) underrun\(playback.underruns == 1 ? "" : "s") on '\(sink.name)': the sound dropped out; a larger --latency may help")

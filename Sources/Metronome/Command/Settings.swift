@@ -17,6 +17,16 @@ public struct Settings: Sendable, Equatable {
     public var device: String?
     public var latency: Latency?
     public var pendulum = true
+    /// How far the rod swings each way, in degrees.
+    public var swingAngle: Double = 30
+    public var easing = Easing.easeInOut
+    public var clickAt = PendulumMotion.ClickPosition.edge
+    /// Positive: the picture is shown later than the sound, by this much.
+    public var visualOffsetMicroseconds: Int64 = 0
+    public var framesPerSecond = 60
+    public var trace: String?
+    public enum Verbosity: Sendable { case normal, verbose, quiet }
+    public var verbosity = Verbosity.normal
 
     public init() {}
 
@@ -24,7 +34,9 @@ public struct Settings: Sendable, Equatable {
     public init(bpm: String? = nil, meter: String? = nil, rate: String? = nil, volume: String? = nil,
                 bars: String? = nil, duration: String? = nil, output: String? = nil, format: String? = nil,
                 device: String? = nil, latency: String? = nil, beatSound: String? = nil, bellSound: String? = nil,
-                pendulum: Bool = true) throws(MetronomeError) {
+                pendulum: Bool = true, angle: String? = nil, easing: String? = nil, clickAt: String? = nil,
+                visualOffset: String? = nil, fps: String? = nil, trace: String? = nil,
+                verbose: Bool = false, quiet: Bool = false) throws(MetronomeError) {
         if let bpm { tempo = try Tempo(parsing: bpm) }
         if let meter { self.meter = try Meter(parsing: meter) }
         if let rate { self.rate = try SampleRate(parsing: rate) }
@@ -71,6 +83,46 @@ public struct Settings: Sendable, Equatable {
         self.beatSound = beatSound
         self.bellSound = bellSound
         self.pendulum = pendulum
+        if let angle {
+            guard let decimal = ExactDecimal(Substring(angle.trimmingSpaces)), let milli = decimal.scaled(toPlaces: 3),
+                  milli >= 1_000, milli <= 90_000 else {
+                throw .usage("angle '\(angle)' is not allowed: use degrees from 1 to 90, e.g. 30")
+            }
+            swingAngle = Double(milli) / 1000
+        }
+        if let easing {
+            guard let parsed = Easing(rawValue: easing.trimmingSpaces) else {
+                throw .usage("easing '\(easing)' is not known: use linear, ease-in-out or sine")
+            }
+            self.easing = parsed
+        }
+        if let clickAt {
+            guard let parsed = PendulumMotion.ClickPosition(rawValue: clickAt.trimmingSpaces) else {
+                throw .usage("click-at '\(clickAt)' is not known: use edge or center")
+            }
+            self.clickAt = parsed
+        }
+        if let visualOffset {
+            var text = Substring(visualOffset.trimmingSpaces)
+            let negative = text.hasPrefix("-")
+            if negative { text = text.dropFirst() }
+            guard let decimal = ExactDecimal(text), let micro = decimal.scaled(toPlaces: 3), micro <= 2_000_000 else {
+                throw .usage("visual offset '\(visualOffset)' is not allowed: use milliseconds from -2000 to 2000, e.g. 40")
+            }
+            visualOffsetMicroseconds = negative ? -micro : micro
+        }
+        if let fps {
+            guard let value = Int(fps.trimmingSpaces), (1...240).contains(value) else {
+                throw .usage("fps '\(fps)' is not allowed: use a whole number from 1 to 240, e.g. 60")
+            }
+            framesPerSecond = value
+        }
+        if let trace {
+            guard !trace.isEmpty else { throw .usage("--trace needs a file name") }
+            self.trace = trace
+        }
+        if verbose && quiet { throw .usage("--verbose and --quiet contradict each other: give one") }
+        verbosity = verbose ? .verbose : quiet ? .quiet : .normal
     }
 
     static func parseVolume(_ text: String) throws(MetronomeError) -> Float {

@@ -1,12 +1,12 @@
 import Glibc
 
-/// SIGINT, SIGTERM and SIGHUP turned into readable events instead of handlers.
+/// SIGINT, SIGTERM, SIGHUP (and SIGWINCH, a resize) turned into events instead of handlers.
 ///
 /// The signals are blocked in the calling thread (and so in every thread it
 /// starts afterwards) and collected with `sigtimedwait`: nothing runs in
 /// signal context, and the main loop sees a stop request like any other input.
 public final class TerminationSignals {
-    public static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    public static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGWINCH]
     private var set = sigset_t()
     private var original = sigset_t()
 
@@ -22,6 +22,14 @@ public final class TerminationSignals {
 
     /// The next pending signal's number, or nil when none is pending.
     public func take() -> Int32? { wait(milliseconds: 0) }
+
+    /// The next pending signal that asks to stop, passing over resizes.
+    public func takeStop() -> Int32? {
+        while let signal = take() {
+            if signal != SIGWINCH { return signal }
+        }
+        return nil
+    }
 
     /// Waits up to `milliseconds` for a signal; its number, or nil on timeout.
     public func wait(milliseconds: Int) -> Int32? {

@@ -1,0 +1,138 @@
+import Glibc
+
+/// The main thread while the audio thread plays: draws the pendulum at a
+/// steady frame rate from the audio clock, prints plain lines when stdout is
+/// not a terminal, writes the trace, and turns keys and signals into a stop.
+final class LiveLoop {
+    let settings: Settings
+    let playback: LivePlayback
+    let signals: TerminationSignals
+    let trace: Trace?
+    let clickLog: ClickLog
+    let motion: PendulumMotion
+    let clock = MonotonicClock()
+    private var screen: TerminalScreen?
+    private var keys: KeyInput?
+    private var size = (width: 80, height: 24)
+    /// Clicks started but not yet heard, for the plain lines.
+    private var pending: [ClickLog.Entry] = []
+
+    init(settings: Settings, playback: LivePlayback, signals: TerminationSignals, trace: Trace?, clickLog: ClickLog) {
+        self.settings = settings
+        self.playback = playback
+        self.signals = signals
+        self.trace = trace
+        self.clickLog = clickLog
+        motion = PendulumMotion(schedule: playback.track.schedule, amplitude: settings.swingAngle,
+                                easing: settings.easing, clickAt: settings.clickAt)
+    }
+
+    /// Runs until playback ends; returns the exit status (128+N after signal N).
+    func run() -> Int32 {
+        if settings.pendulum, settings.verbosity != .quiet, let screen = TerminalScreen() {
+            self.screen = screen
+            keys = screen.keyInput
+            size = TerminalScreen.size()
+        } else {
+            keys = KeyInput()
+        }
+        defer { leave() }
+        trace?.tempo(playback.track.schedule.tempo, frame: 0)
+
+        let period = 1_000_000_000 / Int64(settings.framesPerSecond)
+        var nextFrame = clock.now().nanoseconds
+        var status: Int32 = 0
+        playback.start()
+        while !playback.isFinished {
+            let now = clock.now()
+            collectClicks()
+            if screen != nil { drawFrame(at: now) } else { printHeardClicks(at: now) }
+            trace?.flush()
+
+            nextFrame += period
+            if nextFrame < now.nanoseconds { nextFrame = now.nanoseconds + period }  // fell behind: skip, do not race
+            let timeout = Int((nextFrame - clock.now().nanoseconds) / 1_000_000)
+            if let signal = waitForInput(milliseconds: max(timeout, 0)) {
+                if signal == SIGWINCH {
+                    size = TerminalScreen.size()
+                    screen?.invalidate()
+                } else {
+                    status = TerminationSignals.exitStatus(for: signal)
+                    playback.stop()
+                }
+            }
+            if let keys, KeyInput.isQuit(keys.read()) { playback.stop() }
+        }
+        playback.join()
+        collectClicks()
+        printHeardClicks(at: MonotonicInstant(nanoseconds: .max))
+        trace?.flush()
+        return status
+    }
+
+    /// Restores the terminal; safe to call more than once.
+    func leave() {
+        screen?.leave()
+        keys?.restore()
+    }
+
+    /// Waits for a key or a signal until the timeout; returns a signal if one came.
+    private func waitForInput(milliseconds: Int) -> Int32? {
+        guard let keys else { return signals.wait(milliseconds: milliseconds) }
+        var descriptor = pollfd(fd: keys.descriptor, events: Int16(POLLIN), revents: 0)
+        _ = poll(&descriptor, 1, Int32(milliseconds))
+        return signals.take()
+    }
+
+    private func collectClicks() {
+        let started = clickLog.drain()
+        guard !started.isEmpty else { return }
+        if let trace { for entry in started { trace.click(entry, schedule: motion.schedule) } }
+        if screen == nil, settings.verbosity != .quiet, settings.pendulum { pending += started }
+    }
+
+    /// The frame the picture shows at `now`: heard now, less the visual offset.
+    private func shownFrame(at now: MonotonicInstant) -> Int64 {
+        let heard = playback.position.heardFrame(at: now)
+        return heard - settings.visualOffsetMicroseconds * playback.sink.rate.framesPerSecond / 1_000_000
+    }
+
+    private func drawFrame(at now: MonotonicInstant) {
+        let shown = shownFrame(at: now)
+        let angle = motion.angle(atFrame: Double(shown))
+        let schedule = motion.schedule
+        let lastHeard = schedule.firstClick(atOrAfter: shown + 1) - 1
+        let beats = Int64(schedule.meter.beatsPerBar)
+        let status = PendulumStatus(tempo: schedule.tempo, meter: schedule.meter,
+                                    bar: lastHeard >= 0 ? lastHeard / beats + 1 : nil,
+                                    beatInBar: lastHeard >= 0 ? Int(lastHeard % beats) + 1 : 0,
+                                    elapsedSeconds: max(0, shown) / schedule.rate.framesPerSecond,
+                                    underruns: playback.underruns)
+        screen?.draw(PendulumPicture.draw(width: size.width, height: size.height, angle: angle, status: status))
+        trace?.frame(time: now, audioFrame: shown, angle: angle)
+    }
+
+    /// Without a terminal: a line per bar as it is heard (a line per click with --verbose).
+    private func printHeardClicks(at now: MonotonicInstant) {
+        guard !pending.isEmpty else { return }
+        let heard = now.nanoseconds == .max ? Int64.max : shownFrame(at: now)
+        let schedule = motion.schedule
+        let beats = Int64(schedule.meter.beatsPerBar)
+        var text = ""
+        var index = 0
+        while index < pending.count, pending[index].frame <= heard {
+            let entry = pending[index]
+            let bar = entry.click / beats + 1, beat = entry.click % beats + 1
+            let seconds = Double(entry.frame) / Double(schedule.rate.framesPerSecond)
+            let time = (seconds * 1000).rounded() / 1000
+            if settings.verbosity == .verbose {
+                text += "bar \(bar) beat \(beat)  frame \(entry.frame)  \(time)s\n"
+            } else if beat == 1 {
+                text += "bar \(bar)  \(schedule.tempo) bpm \(schedule.meter)  \(time)s\n"
+            }
+            index += 1
+        }
+        pending.removeFirst(index)
+        if !text.isEmpty { TerminalScreen.emit(text) }
+    }
+}

@@ -1,0 +1,44 @@
+import Glibc
+
+/// `--trace FILE`: JSON Lines of what was played and drawn, written as it happens.
+///
+/// `click` for every sound started, `frame` for every picture drawn, `tempo`
+/// when the tempo is set. Bars and beats in bars count from 1, as the status
+/// line shows them; `beat` counts every click from 0.
+public final class Trace {
+    private let file: UnsafeMutablePointer<FILE>
+    public let path: String
+
+    public init(path: String) throws(MetronomeError) {
+        guard let file = fopen(path, "w") else {
+            throw MetronomeError(.cannotCreate, "cannot create trace '\(path)': \(String(cString: strerror(errno)))")
+        }
+        self.file = file
+        self.path = path
+    }
+
+    deinit { fclose(file) }
+
+    public func click(_ entry: ClickLog.Entry, schedule: ClickSchedule) {
+        let beats = Int64(schedule.meter.beatsPerBar)
+        let sound = schedule.isBell(click: entry.click) ? "bell" : "beat"
+        line("{\"type\":\"click\",\"frame\":\(entry.frame),\"beat\":\(entry.click),\"bar\":\(entry.click / beats + 1),\"beatInBar\":\(entry.click % beats + 1),\"sound\":\"\(sound)\"}")
+    }
+
+    public func frame(time: MonotonicInstant, audioFrame: Int64, angle: Double) {
+        let seconds = Double(time.nanoseconds) / 1e9
+        line("{\"type\":\"frame\",\"time\":\(seconds),\"audioFrame\":\(audioFrame),\"angle\":\(angle)}")
+    }
+
+    public func tempo(_ tempo: Tempo, frame: Int64) {
+        line("{\"type\":\"tempo\",\"bpm\":\"\(tempo)\",\"frame\":\(frame)}")
+    }
+
+    /// Pushes buffered lines to the file.
+    public func flush() { fflush(file) }
+
+    private func line(_ text: String) {
+        fputs(text, file)
+        fputc(10, file)
+    }
+}

@@ -1,0 +1,71 @@
+import Glibc
+
+/// The terminal as a full-screen picture: alternate screen, hidden cursor,
+/// raw input; restored exactly on `leave()` (and in `deinit`).
+///
+/// Each frame is written with one `write(2)` holding only the rows that
+/// changed since the last frame, so nothing flickers.
+public final class TerminalScreen {
+    private let keys: KeyInput
+    private var previous: TextGrid?
+    private var active = true
+    private var buffer: [UInt8] = []
+
+    /// nil unless both stdin and stdout are terminals.
+    public init?() {
+        guard isatty(STDOUT_FILENO) == 1, let keys = KeyInput() else { return nil }
+        self.keys = keys
+        Self.emit("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
+    }
+
+    deinit { leave() }
+
+    public var keyInput: KeyInput { keys }
+
+    /// Columns and rows of the terminal (`TIOCGWINSZ`), 80x24 if it will not say.
+    public static func size() -> (width: Int, height: Int) {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return (80, 24) }
+        return (Int(size.ws_col), Int(size.ws_row))
+    }
+
+    /// Forgets what is on screen, so the next frame is drawn whole (after a resize).
+    public func invalidate() {
+        previous = nil
+        Self.emit("\u{1B}[2J")
+    }
+
+    /// Writes the rows of `grid` that differ from the last frame.
+    public func draw(_ grid: TextGrid) {
+        buffer.removeAll(keepingCapacity: true)
+        let whole = previous.map { $0.width != grid.width || $0.height != grid.height } ?? true
+        for row in 0..<grid.height {
+            let start = row * grid.width, end = start + grid.width
+            if !whole, let previous, previous.cells[start..<end] == grid.cells[start..<end] { continue }
+            buffer.append(contentsOf: "\u{1B}[\(row + 1);1H".utf8)
+            buffer.append(contentsOf: grid.cells[start..<end])
+        }
+        previous = grid
+        guard !buffer.isEmpty else { return }
+        Self.emit(bytes: buffer)
+    }
+
+    /// Shows the cursor, leaves the alternate screen and restores the terminal mode.
+    public func leave() {
+        guard active else { return }
+        active = false
+        Self.emit("\u{1B}[?25h\u{1B}[?1049l")
+        keys.restore()
+    }
+
+    static func emit(_ text: String) { emit(bytes: Array(text.utf8)) }
+
+    static func emit(bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 { if errno == EINTR { continue } else { return } }
+            offset += written
+        }
+    }
+}
