@@ -47,7 +47,8 @@ let package = Package(
         ),
         .testTarget(
             name: "MetronomeTests",
-            dependencies: ["Metronome", "CAllocationCounter", "CSndFile"]
+            dependencies: ["Metronome", "CAllocationCounter", "CSndFile"],
+            exclude: ["Snapshots"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -19,18 +19,23 @@ struct RunResult {
 }
 
 /// Runs a program to its end and collects what it printed.
-func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> RunResult {
+/// With `detached`, output goes to /dev/null: for programs that leave a daemon
+/// behind holding their stdout (tmux), which would never reach end of file.
+func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], detached: Bool = false) throws -> RunResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     var merged = ProcessInfo.processInfo.environment
     for (key, value) in environment { merged[key] = value }
     process.environment = merged
+    process.standardInput = FileHandle.nullDevice
+    if detached {
+        return RunResult(status: spawnAndWait(executable, arguments, environment: merged), standardOutput: "", standardError: "")
+    }
     let output = Pipe()
     let error = Pipe()
     process.standardOutput = output
     process.standardError = error
-    process.standardInput = FileHandle.nullDevice
     try process.run()
     let outData = output.fileHandleForReading.readDataToEndOfFile()
     let errData = error.fileHandleForReading.readDataToEndOfFile()
@@ -38,6 +43,25 @@ func run(_ executable: String, _ arguments: [String], environment: [String: Stri
     return RunResult(status: process.terminationStatus,
                      standardOutput: String(decoding: outData, as: UTF8.self),
                      standardError: String(decoding: errData, as: UTF8.self))
+}
+
+/// posix_spawn with stdio on /dev/null, then waitpid for that process alone.
+/// (Foundation's `Process` waits on descriptors a daemonising child hands on.)
+func spawnAndWait(_ executable: String, _ arguments: [String], environment: [String: String]) -> Int32 {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
+        posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
+    }
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { (argv + envp).forEach { free($0) } }
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, executable, &actions, nil, argv, envp) == 0 else { return -1 }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+    return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
 }
 
 @Suite struct CommandLineTests {

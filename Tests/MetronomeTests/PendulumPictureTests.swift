@@ -2,13 +2,57 @@ import Foundation
 @testable import Metronome
 import Testing
 
+/// The picture as text snapshots in `Snapshots/`. Run with RECORD_SNAPSHOTS=1
+/// to write them anew after a deliberate change, then read the diff.
 @Suite struct PendulumPictureTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots")
     let status = PendulumStatus(tempo: Tempo(bpm: 137)!, meter: .common, bar: 12, beatInBar: 3, elapsedSeconds: 83, underruns: 0)
 
-    @Test func preview() {
-        for angle in [30.0, 0, -17] {
-            print(PendulumPicture.draw(width: 60, height: 22, angle: angle, status: status).text)
+    func check(_ name: String, _ grid: TextGrid) throws {
+        let file = Self.folder.appendingPathComponent("\(name).txt")
+        if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" {
+            try FileManager.default.createDirectory(at: Self.folder, withIntermediateDirectories: true)
+            try (grid.text + "\n").write(to: file, atomically: true, encoding: .utf8)
         }
-        print(PendulumPicture.draw(width: 40, height: 5, angle: 10, status: status).text)
+        let expected = try String(contentsOf: file, encoding: .utf8)
+        #expect(grid.text + "\n" == expected, "snapshot \(name)")
+    }
+
+    @Test(arguments: [(30.0, "right"), (0.0, "upright"), (-30.0, "left"), (-12.5, "leaning-left")])
+    func aMidSizeTerminal(angle: Double, name: String) throws {
+        try check("60x22-\(name)", PendulumPicture.draw(width: 60, height: 22, angle: angle, status: status))
+    }
+
+    @Test func theBellBeatMarksTheWeight() throws {
+        var one = status
+        one.beatInBar = 1
+        try check("60x22-bell", PendulumPicture.draw(width: 60, height: 22, angle: 30, status: one))
+    }
+
+    @Test func largeAndSmallTerminalsScaleThePicture() throws {
+        try check("120x40-right", PendulumPicture.draw(width: 120, height: 40, angle: 30, status: status))
+        try check("30x14-left", PendulumPicture.draw(width: 30, height: 14, angle: -30, status: status))
+        let small = PendulumPicture.draw(width: 30, height: 14, angle: -30, status: status)
+        #expect(small.text.split(separator: "\n").allSatisfy { $0.utf8.count <= 30 })
+    }
+
+    @Test func belowTheMinimumSizeItIsOneLine() throws {
+        let grid = PendulumPicture.draw(width: 50, height: 6, angle: 10, status: status)
+        try check("50x6-indicator", grid)
+        #expect(grid.text.split(separator: "\n").count == 1)
+    }
+
+    @Test func theStatusLineSaysWhereWeAre() {
+        var withUnderruns = status
+        withUnderruns.underruns = 2
+        let line = withUnderruns.text(width: 200)
+        #expect(line == "137 bpm  4/4  12:3   1  2 [3] 4   01:23  underruns 2  q quit")
+        #expect(status.text(width: 10).utf8.count == 10)
+    }
+
+    @Test func thePictureIsCentred() {
+        let grid = PendulumPicture.draw(width: 61, height: 22, angle: 0, status: status)
+        let rod = (0..<grid.height).compactMap { y in (0..<grid.width).first { grid.character(x: $0, y: y) == UInt8(ascii: "|") } }
+        #expect(!rod.isEmpty && rod.allSatisfy { $0 == 30 })
     }
 }
