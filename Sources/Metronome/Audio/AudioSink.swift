@@ -37,6 +37,8 @@ public final class SilentSink: AudioSink {
     public let periodFrames: Int
     public let bufferFrames: Int
     public let name = "none"
+    /// 1024 frames: the picture extrapolates between periods, so nothing needs them shorter.
+    public static let standardPeriod = 1024
 
     public init(rate: SampleRate, periodFrames: Int = 256) {
         self.rate = rate

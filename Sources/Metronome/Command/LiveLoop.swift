@@ -16,6 +16,10 @@ final class LiveLoop {
     private var size = (width: 80, height: 24)
     /// Clicks started but not yet heard, for the plain lines.
     private var pending: [ClickLog.Entry] = []
+    /// The picture being drawn, reused frame to frame, and the status line while it is unchanged.
+    private var grid = TextGrid(width: 0, height: 0)
+    private var lastStatus: PendulumStatus?
+    private var statusLine = ""
 
     init(settings: Settings, playback: LivePlayback, signals: TerminationSignals, trace: Trace?, clickLog: ClickLog) {
         self.settings = settings
@@ -39,7 +43,8 @@ final class LiveLoop {
         defer { leave() }
         trace?.tempo(playback.track.schedule.tempo, frame: 0)
 
-        let period = 1_000_000_000 / Int64(settings.framesPerSecond)
+        // Without a picture the loop only collects keys, signals and lines: 20 times a second will do.
+        let period = 1_000_000_000 / Int64(screen != nil ? settings.framesPerSecond : 20)
         var nextFrame = clock.now().nanoseconds
         var status: Int32 = 0
         playback.start()
@@ -52,7 +57,8 @@ final class LiveLoop {
             nextFrame += period
             if nextFrame < now.nanoseconds { nextFrame = now.nanoseconds + period }  // fell behind: skip, do not race
             let timeout = Int((nextFrame - clock.now().nanoseconds) / 1_000_000)
-            if let signal = waitForInput(milliseconds: max(timeout, 0)) {
+            let (signal, keyReady) = waitForInput(milliseconds: max(timeout, 0))
+            if let signal {
                 if signal == SIGWINCH {
                     size = TerminalScreen.size()
                     screen?.invalidate()
@@ -61,7 +67,7 @@ final class LiveLoop {
                     playback.stop()
                 }
             }
-            if let keys, KeyInput.isQuit(keys.read()) { playback.stop() }
+            if keyReady, let keys, KeyInput.isQuit(keys.read()) { playback.stop() }
         }
         playback.join()
         collectClicks()
@@ -76,12 +82,12 @@ final class LiveLoop {
         keys?.restore()
     }
 
-    /// Waits for a key or a signal until the timeout; returns a signal if one came.
-    private func waitForInput(milliseconds: Int) -> Int32? {
-        guard let keys else { return signals.wait(milliseconds: milliseconds) }
+    /// Waits for a key or a signal until the timeout: the signal if one came, and whether a key is waiting.
+    private func waitForInput(milliseconds: Int) -> (signal: Int32?, keyReady: Bool) {
+        guard let keys else { return (signals.wait(milliseconds: milliseconds), false) }
         var descriptor = pollfd(fd: keys.descriptor, events: Int16(POLLIN), revents: 0)
-        _ = poll(&descriptor, 1, Int32(milliseconds))
-        return signals.take()
+        let ready = poll(&descriptor, 1, Int32(milliseconds)) > 0 && descriptor.revents & Int16(POLLIN) != 0
+        return (signals.take(), ready)
     }
 
     private func collectClicks() {
@@ -108,7 +114,16 @@ final class LiveLoop {
                                     beatInBar: lastHeard >= 0 ? Int(lastHeard % beats) + 1 : 0,
                                     elapsedSeconds: max(0, shown) / schedule.rate.framesPerSecond,
                                     underruns: playback.underruns)
-        screen?.draw(PendulumPicture.draw(width: size.width, height: size.height, angle: angle, status: status))
+        if grid.width != size.width || grid.height != size.height {
+            grid = TextGrid(width: size.width, height: size.height)
+            lastStatus = nil
+        }
+        if status != lastStatus {
+            statusLine = status.text(width: size.width)
+            lastStatus = status
+        }
+        PendulumPicture.draw(into: &grid, angle: angle, status: status, statusLine: statusLine)
+        screen?.draw(grid)
         trace?.frame(time: now, audioFrame: shown, angle: angle)
     }
 

@@ -77,7 +77,8 @@ public enum Session {
                 throw MetronomeError(.unavailable, "cannot open audio device '\(name)': \(error.message)")
             }
             StandardError.report("warning: cannot open audio device '\(name)': \(error.message); running without sound")
-            return SilentSink(rate: settings.rate, periodFrames: sizes.period)
+            // No latency to keep low without a device: larger periods, fewer wakeups.
+            return SilentSink(rate: settings.rate, periodFrames: SilentSink.standardPeriod)
         }
     }
 }

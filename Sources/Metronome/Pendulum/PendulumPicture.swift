@@ -53,9 +53,18 @@ public enum PendulumPicture {
 
     public static func draw(width: Int, height: Int, angle: Double, status: PendulumStatus) -> TextGrid {
         var grid = TextGrid(width: width, height: height)
+        draw(into: &grid, angle: angle, status: status, statusLine: status.text(width: width))
+        return grid
+    }
+
+    /// Draws over `grid` (cleared first), with the status line already made:
+    /// the live loop reuses one grid and one line while they do not change.
+    public static func draw(into grid: inout TextGrid, angle: Double, status: PendulumStatus, statusLine: String) {
+        grid.clear()
+        let width = grid.width, height = grid.height
         guard width >= minimumWidth, height >= minimumHeight else {
             drawIndicator(into: &grid, angle: angle, status: status)
-            return grid
+            return
         }
         // The body: as tall as fits above the status line, 0.6 of its height wide (in cells, x2).
         var bodyHeight = min(height - 3, 40)
@@ -106,8 +115,7 @@ public enum PendulumPicture {
             let half = max(2, bottomHalf / 3) - offset / 2
             for x in (centre - half)...(centre + half) { grid.put(UInt8(ascii: "#"), x: x, y: row) }
         }
-        grid.write(status.text(width: width), x: 0, y: height - 1)
-        return grid
+        grid.write(statusLine, x: 0, y: height - 1)
     }
 
     /// One line: the rod's position as a marker between two walls, then the status.

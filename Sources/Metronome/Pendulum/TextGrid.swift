@@ -10,6 +10,11 @@ public struct TextGrid: Equatable, Sendable {
         cells = [UInt8](repeating: UInt8(ascii: " "), count: self.width * self.height)
     }
 
+    /// Blanks every cell.
+    public mutating func clear() {
+        cells.withUnsafeMutableBufferPointer { $0.update(repeating: UInt8(ascii: " ")) }
+    }
+
     /// Puts `character` at column `x`, row `y`; outside the grid it is dropped.
     public mutating func put(_ character: UInt8, x: Int, y: Int) {
         guard x >= 0, y >= 0, x < width, y < height else { return }

@@ -39,15 +39,41 @@ public final class TerminalScreen {
     public func draw(_ grid: TextGrid) {
         buffer.removeAll(keepingCapacity: true)
         let whole = previous.map { $0.width != grid.width || $0.height != grid.height } ?? true
-        for row in 0..<grid.height {
-            let start = row * grid.width, end = start + grid.width
-            if !whole, let previous, previous.cells[start..<end] == grid.cells[start..<end] { continue }
-            buffer.append(contentsOf: "\u{1B}[\(row + 1);1H".utf8)
-            buffer.append(contentsOf: grid.cells[start..<end])
+        let width = grid.width
+        grid.cells.withUnsafeBufferPointer { now in
+            (previous?.cells ?? []).withUnsafeBufferPointer { before in
+                for row in 0..<grid.height {
+                    let start = row * width
+                    var first = 0, last = width - 1
+                    if !whole {
+                        if memcmp(now.baseAddress! + start, before.baseAddress! + start, width) == 0 { continue }
+                        // Only the changed span of the row.
+                        while now[start + first] == before[start + first] { first += 1 }
+                        while now[start + last] == before[start + last] { last -= 1 }
+                    }
+                    Self.appendCursorMove(toRow: row + 1, column: first + 1, into: &buffer)
+                    buffer.append(contentsOf: UnsafeBufferPointer(rebasing: now[(start + first)...(start + last)]))
+                }
+            }
         }
         previous = grid
         guard !buffer.isEmpty else { return }
         Self.emit(bytes: buffer)
+    }
+
+    /// `ESC [ row ; column H` without building a String.
+    static func appendCursorMove(toRow row: Int, column: Int, into buffer: inout [UInt8]) {
+        buffer.append(0x1B)
+        buffer.append(UInt8(ascii: "["))
+        appendDecimal(row, into: &buffer)
+        buffer.append(UInt8(ascii: ";"))
+        appendDecimal(column, into: &buffer)
+        buffer.append(UInt8(ascii: "H"))
+    }
+
+    static func appendDecimal(_ value: Int, into buffer: inout [UInt8]) {
+        if value >= 10 { appendDecimal(value / 10, into: &buffer) }
+        buffer.append(UInt8(ascii: "0") + UInt8(value % 10))
     }
 
     /// Shows the cursor, leaves the alternate screen and restores the terminal mode.
