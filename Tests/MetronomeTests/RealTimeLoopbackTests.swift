@@ -156,4 +156,50 @@ final class JackLoopback {
             return
         }
     }
+
+    @Test(.enabled(if: (JackLoopback.isInstalled && TerminalTests.tmuxInstalled) || required))
+    func thePictureFollowsTheAudioClockThroughALSA() throws {
+        try #require(JackLoopback.isInstalled && TerminalTests.tmuxInstalled, "jackd2, libasound2-plugins and tmux are needed")
+        let schedule = ClickSchedule(tempo: try Tempo(parsing: "137"), rate: .standard)
+        let motion = PendulumMotion(schedule: schedule)
+        for attempt in 1...3 {
+            let loopback = try JackLoopback()
+            let trace = loopback.home.file("trace.jsonl")
+            let environment = loopback.environment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
+            let pane = try TmuxPane(command: "env \(environment) \(metronomeBinary()) --device loopback --bpm 137 --duration 6 --trace \(trace) 2>\(loopback.home.file("stderr"))")
+            let outcome = try pane.outcome(seconds: 30)
+            if loopback.serverHadXrun, attempt < 3 { continue }
+            #expect(outcome.status == 0)
+
+            let objects = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map {
+                try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            }
+            #expect(objects.first?["type"] as? String == "tempo" && objects.first?["bpm"] as? String == "137")
+            let clicks = objects.filter { $0["type"] as? String == "click" }.map { ($0["frame"] as! NSNumber).int64Value }
+            #expect(clicks == (0..<schedule.firstClick(atOrAfter: 6 * 48_000)).map { schedule.frame(ofClick: $0) })
+
+            let frames = objects.filter { $0["type"] as? String == "frame" }.map {
+                (time: ($0["time"] as! NSNumber).doubleValue, audio: ($0["audioFrame"] as! NSNumber).int64Value,
+                 angle: ($0["angle"] as! NSNumber).doubleValue)
+            }
+            // Every picture shows the angle of the audio frame it says it shows.
+            for frame in frames {
+                #expect(abs(frame.angle - motion.angle(atFrame: Double(frame.audio))) < 1e-9)
+            }
+            // While sound plays (not before the first frame is heard, not after the last):
+            let playing = frames.filter { $0.audio > 0 && $0.audio < 6 * 48_000 - 2_048 }
+            let seconds = try #require(playing.last).time - playing[0].time
+            #expect(seconds > 4.5)
+            #expect(Double(playing.count) / seconds >= 50)
+            // ...the audio clock is a straight line in time: fit it, and no frame is off by 3 ms.
+            let n = Double(playing.count)
+            let meanT = playing.map(\.time).reduce(0, +) / n, meanA = playing.map { Double($0.audio) }.reduce(0, +) / n
+            let slope = playing.map { ($0.time - meanT) * (Double($0.audio) - meanA) }.reduce(0, +)
+                / playing.map { ($0.time - meanT) * ($0.time - meanT) }.reduce(0, +)
+            #expect(abs(slope - 48_000) < 48)  // within 0.1 % of the rate
+            let worst = playing.map { abs(Double($0.audio) - (meanA + slope * ($0.time - meanT))) }.max() ?? .infinity
+            #expect(worst < 0.003 * 48_000, "worst deviation \(worst) frames")
+            return
+        }
+    }
 }

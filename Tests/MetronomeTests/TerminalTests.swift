@@ -42,8 +42,8 @@ final class TmuxPane {
     }
 
     /// The exit status and `stty -a` once the program has ended.
-    func outcome() throws -> (status: Int32, stty: String) {
-        try waitUntil("the program to end") { FileManager.default.fileExists(atPath: directory.file("stty")) }
+    func outcome(seconds: Double = 10) throws -> (status: Int32, stty: String) {
+        try waitUntil("the program to end", seconds: seconds) { FileManager.default.fileExists(atPath: directory.file("stty")) }
         let status = try String(contentsOfFile: directory.file("status"), encoding: .utf8)
         return (Int32(status.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1,
                 try String(contentsOfFile: directory.file("stty"), encoding: .utf8))

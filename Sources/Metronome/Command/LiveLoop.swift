@@ -20,6 +20,7 @@ final class LiveLoop {
     private var grid = TextGrid(width: 0, height: 0)
     private var lastStatus: PendulumStatus?
     private var statusLine = ""
+    private var heardClock: HeardClock
 
     init(settings: Settings, playback: LivePlayback, signals: TerminationSignals, trace: Trace?, clickLog: ClickLog) {
         self.settings = settings
@@ -27,6 +28,7 @@ final class LiveLoop {
         self.signals = signals
         self.trace = trace
         self.clickLog = clickLog
+        heardClock = HeardClock(rate: playback.sink.rate)
         motion = PendulumMotion(schedule: playback.track.schedule, amplitude: settings.swingAngle,
                                 easing: settings.easing, clickAt: settings.clickAt)
     }
@@ -99,7 +101,7 @@ final class LiveLoop {
 
     /// The frame the picture shows at `now`: heard now, less the visual offset.
     private func shownFrame(at now: MonotonicInstant) -> Int64 {
-        let heard = playback.position.heardFrame(at: now)
+        let heard = heardClock.heardFrame(at: now, sample: playback.position.snapshot())
         return heard - settings.visualOffsetMicroseconds * playback.sink.rate.framesPerSecond / 1_000_000
     }
 
