@@ -76,6 +76,9 @@ func spawnAndWait(_ executable: String, _ arguments: [String], environment: [Str
         (["--volume", "-0.5"], "'-0.5'"), (["--output", "click.mp3", "--bars", "1"], "'click.mp3'"),
         (["--output", "click.wav"], "--bars"), (["--frobnicate"], "--frobnicate"),
         (["--bars", "2", "--duration", "3"], "--bars"), (["--latency", "0"], "'0'"),
+        (["--angle", "0"], "'0'"), (["--angle", "91"], "'91'"), (["--fps", "0"], "'0'"), (["--fps", "500"], "'500'"),
+        (["--easing", "bounce"], "'bounce'"), (["--click-at", "middle"], "'middle'"),
+        (["--visual-offset", "soon"], "'soon'"), (["--verbose", "--quiet"], "--verbose"),
     ])
     func badValuesExit64WithOneLineNamingThem(arguments: [String], named: String) throws {
         let result = try run(metronomeBinary(), arguments)
@@ -122,11 +125,40 @@ func spawnAndWait(_ executable: String, _ arguments: [String], environment: [Str
         #expect(lines.first?.hasPrefix("metronome: warning: cannot open audio device 'default': ") == true)
     }
 
+    @Test func withoutATerminalItPrintsPlainLinesAndNoEscapes() throws {
+        let silent = ["ALSA_CONFIG_PATH": "/nonexistent"]
+        let bars = try run(metronomeBinary(), ["--bpm", "240", "--duration", "2.1"], environment: silent)
+        #expect(bars.status == 0)
+        #expect(!bars.standardOutput.contains("\u{1B}"))
+        #expect(bars.standardOutput.split(separator: "\n").map { $0.prefix(6) } == ["bar 1 ", "bar 2 ", "bar 3 "])
+        let clicks = try run(metronomeBinary(), ["--bpm", "240", "--duration", "1.1", "--verbose"], environment: silent)
+        #expect(clicks.standardOutput.split(separator: "\n").count == 5)
+        #expect(clicks.standardOutput.contains("bar 2 beat 1  frame 48000"))
+        let quiet = try run(metronomeBinary(), ["--bpm", "240", "--duration", "1", "--quiet"], environment: silent)
+        #expect(quiet.status == 0 && quiet.standardOutput.isEmpty)
+    }
+
+    @Test func anOfflineTraceHoldsEveryClick() throws {
+        let trace = directory.file("render.jsonl")
+        let result = try run(metronomeBinary(), ["--bpm", "96", "--meter", "3/4", "--rate", "44100", "--bars", "5",
+                                                 "--output", directory.file("x.wav"), "--trace", trace])
+        #expect(result.status == 0)
+        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        #expect(lines.first == #"{"type":"tempo","bpm":"96","frame":0}"#)
+        let schedule = ClickSchedule(tempo: Tempo(bpm: 96)!, meter: try Meter(parsing: "3/4"), rate: SampleRate(44_100)!)
+        let expected = (0..<15).map { click -> String in
+            let sound = click % 3 == 0 ? "bell" : "beat"
+            return #"{"type":"click","frame":\#(schedule.frame(ofClick: Int64(click))),"beat":\#(click),"bar":\#(click / 3 + 1),"beatInBar":\#(click % 3 + 1),"sound":"\#(sound)"}"#
+        }
+        #expect(lines.dropFirst().map(String.init) == expected)
+    }
+
     @Test func helpExplainsEveryOptionWithAnExample() throws {
         let result = try run(metronomeBinary(), ["--help"])
         #expect(result.status == 0)
         for option in ["--bpm", "--meter", "--volume", "--rate", "--bars", "--duration", "--beat-sound", "--bell-sound",
-                       "--device", "--latency", "--output", "--format", "--no-pendulum", "--version"] {
+                       "--device", "--latency", "--output", "--format", "--no-pendulum", "--version", "--angle",
+                       "--easing", "--click-at", "--visual-offset", "--fps", "--trace", "--verbose", "--quiet"] {
             #expect(result.standardOutput.contains(option), "\(option)")
         }
         #expect(result.standardOutput.contains("e.g."))
