@@ -90,6 +90,7 @@ public final class LivePlayback: @unchecked Sendable {
         var lastDelay: Int64 = 0
         // A period's duration in nanoseconds; a write blocking a quarter of it blocked.
         let quarterPeriodBase = Int64(period) * 1_000_000_000 / rate
+        var lastBlockedFrame = Int64.min / 2
 
         while true {
             if stopRequested.load(ordering: .acquiring), stopFrame == .max {
@@ -132,13 +133,16 @@ public final class LivePlayback: @unchecked Sendable {
             lastWrite = stamp
             lastDelay = status.frames
 
-            // Pace a sink that takes frames faster than real time. A write that
-            // blocked for a quarter period or more shows the device keeps time
-            // itself: follow its clock. Otherwise hold the frame being heard
-            // to the monotonic clock.
+            // Pace a sink that takes frames faster than real time. A device
+            // that blocked a write within the last second of audio keeps time
+            // itself (some, like ALSA's jack plugin, accept several periods at
+            // once between blocks): follow its clock and never sleep. One that
+            // never blocks is held to the monotonic clock.
             let heard = written - status.frames
-            let blocked = (after.nanoseconds - before.nanoseconds) * 4 >= quarterPeriodBase
-            if blocked || anchor == nil {
+            if (after.nanoseconds - before.nanoseconds) * 4 >= quarterPeriodBase {
+                lastBlockedFrame = written
+            }
+            if anchor == nil || written - lastBlockedFrame < rate {
                 anchor = MonotonicInstant(nanoseconds: stamp.nanoseconds - heard * 1_000_000_000 / rate)
             } else if let anchor {
                 let due = anchor.nanoseconds + heard * 1_000_000_000 / rate
