@@ -102,10 +102,4 @@ public final class ClickTrack: @unchecked Sendable {
         position = frame
         nextClick = max(nextClick, min(schedule.firstClick(atOrAfter: frame), clickLimit))
     }
-
-    /// Stops adding clicks; sounds already playing ring on.
-    public func silenceAllVoices() { mixer.stopAll() }
-
-    /// Voices the pool could not hold (zero when the capacity bound is right).
-    public var droppedVoices: Int { mixer.droppedVoices }
 }

@@ -88,8 +88,8 @@ public final class LivePlayback: @unchecked Sendable {
         var anchor: MonotonicInstant?
         var lastWrite = clock.now()
         var lastDelay: Int64 = 0
-        // A period's duration in nanoseconds; a write blocking a quarter of it blocked.
-        let quarterPeriodBase = Int64(period) * 1_000_000_000 / rate
+        // A write that takes a quarter of a period or more has blocked on the device.
+        let periodNanoseconds = Int64(period) * 1_000_000_000 / rate
         var lastBlockedFrame = Int64.min / 2
 
         while true {
@@ -139,7 +139,7 @@ public final class LivePlayback: @unchecked Sendable {
             // once between blocks): follow its clock and never sleep. One that
             // never blocks is held to the monotonic clock.
             let heard = written - status.frames
-            if (after.nanoseconds - before.nanoseconds) * 4 >= quarterPeriodBase {
+            if (after.nanoseconds - before.nanoseconds) * 4 >= periodNanoseconds {
                 lastBlockedFrame = written
             }
             if anchor == nil || written - lastBlockedFrame < rate {

@@ -21,9 +21,6 @@ public final class Mixer: @unchecked Sendable {
     public let voiceCapacity: Int
     /// Voices playing now.
     public private(set) var activeVoices = 0
-    /// Clicks that found the pool full and were not played; zero unless the
-    /// capacity was computed wrong.
-    public private(set) var droppedVoices = 0
 
     /// Copies the sounds in, each with its gain, and reserves `voiceCapacity` voices.
     public init(sounds: [(samples: [Float], gain: Float)], voiceCapacity: Int) {
@@ -44,9 +41,6 @@ public final class Mixer: @unchecked Sendable {
         slots.deallocate()
         voices.deallocate()
     }
-
-    /// The length in frames of the sound in `slot`.
-    public func length(ofSlot slot: Int) -> Int { slots[slot].count }
 
     /// Adds every playing voice into `output[0..<count]` and advances it;
     /// voices that reach their end are released.
@@ -77,10 +71,8 @@ public final class Mixer: @unchecked Sendable {
         let frames = min(slot.count, count - offset)
         Self.add(slot.samples, gain: slot.gain, into: output + offset, count: frames)
         guard frames < slot.count else { return }
-        guard activeVoices < voiceCapacity else {
-            droppedVoices += 1
-            return
-        }
+        // The capacity covers every click that can still ring; never write past it.
+        guard activeVoices < voiceCapacity else { return }
         voices[activeVoices] = Voice(slot: slotIndex, position: frames)
         activeVoices += 1
     }
@@ -100,9 +92,6 @@ public final class Mixer: @unchecked Sendable {
             }
         }
     }
-
-    /// Silences every voice at once.
-    public func stopAll() { activeVoices = 0 }
 
     @inline(__always)
     private static func add(_ source: UnsafeMutablePointer<Float>, gain: Float, into output: UnsafeMutablePointer<Float>, count: Int) {

@@ -103,9 +103,12 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
             }
             source = UnsafeRawPointer(floats)
         } else {
-            for frame in 0..<frames {
-                let scaled = max(-32768, min(32767, (mono[frame] * 32767).rounded(.toNearestOrEven)))
-                for channel in 0..<channels { shorts[frame * channels + channel] = Int16(scaled) }
+            SampleConversion.int16(from: mono, to: shorts, count: frames)
+            // Widen to the device's channels in place, from the end so nothing is overwritten early.
+            if channels > 1 {
+                for frame in (0..<frames).reversed() {
+                    for channel in 0..<channels { shorts[frame * channels + channel] = shorts[frame] }
+                }
             }
             source = UnsafeRawPointer(shorts)
         }

@@ -17,21 +17,20 @@ public enum Session {
                                beat: sounds.beat, bell: sounds.bell, volume: settings.volume, length: settings.length)
         let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
         let clickLog = ClickLog(capacity: 1 << 16)
-        if let trace {
-            track.clickLog = clickLog
-            trace.tempo(settings.tempo, frame: 0)
+        if trace != nil { track.clickLog = clickLog }
+        trace?.tempo(settings.tempo, frame: 0)
+        // Between blocks and at the end: the clicks of the blocks rendered so far.
+        func traceClicks() {
+            guard let trace else { return }
+            for entry in clickLog.drain() { trace.click(entry, schedule: track.schedule) }
+            trace.flush()
         }
         do {
             _ = try FileRenderer(path: output, format: format).render(track, interrupted: {
-                if let trace {
-                    for entry in clickLog.drain() { trace.click(entry, schedule: track.schedule) }
-                }
+                traceClicks()
                 return signals.takeStop()
             })
-            if let trace {
-                for entry in clickLog.drain() { trace.click(entry, schedule: track.schedule) }
-                trace.flush()
-            }
+            traceClicks()
         } catch let error as MetronomeError {
             throw error
         } catch FileRenderer.Interruption.signal(let signal) {
@@ -47,7 +46,8 @@ public enum Session {
         var sounds = try SoundLibrary.load(beat: settings.beatSound, bell: settings.bellSound, rate: settings.rate)
         let sink = try openSink(settings)
         if sink.rate != settings.rate {
-            sounds = (try sounds.beat.converted(to: sink.rate), try sounds.bell.converted(to: sink.rate))
+            // Load again at the device's rate: one conversion from the file, not two.
+            sounds = try SoundLibrary.load(beat: settings.beatSound, bell: settings.bellSound, rate: sink.rate)
         }
         let track = ClickTrack(schedule: ClickSchedule(tempo: settings.tempo, meter: settings.meter, rate: sink.rate),
                                beat: sounds.beat, bell: sounds.bell, volume: settings.volume, length: settings.length)

@@ -51,15 +51,7 @@ public struct Settings: Sendable, Equatable {
         case (nil, nil):
             break
         }
-        let sampleFormat: SampleFormat
-        if let format {
-            guard let parsed = SampleFormat(rawValue: format.trimmingSpaces) else {
-                throw .usage("format '\(format)' is not known: use pcm16 or float")
-            }
-            sampleFormat = parsed
-        } else {
-            sampleFormat = .pcm16
-        }
+        let sampleFormat: SampleFormat = try format.map { text throws(MetronomeError) in try Self.choice(text, "format") } ?? .pcm16
         if let output {
             guard !output.isEmpty else { throw .usage("output file name is empty") }
             outputFormat = try OutputFormat(path: output, sampleFormat: sampleFormat)
@@ -84,29 +76,17 @@ public struct Settings: Sendable, Equatable {
         self.bellSound = bellSound
         self.pendulum = pendulum
         if let angle {
-            guard let decimal = ExactDecimal(Substring(angle.trimmingSpaces)), let milli = decimal.scaled(toPlaces: 3),
-                  milli >= 1_000, milli <= 90_000 else {
+            guard let milli = ExactDecimal.parse(angle, places: 3, in: 1_000...90_000) else {
                 throw .usage("angle '\(angle)' is not allowed: use degrees from 1 to 90, e.g. 30")
             }
             swingAngle = Double(milli) / 1000
         }
-        if let easing {
-            guard let parsed = Easing(rawValue: easing.trimmingSpaces) else {
-                throw .usage("easing '\(easing)' is not known: use linear, ease-in-out or sine")
-            }
-            self.easing = parsed
-        }
-        if let clickAt {
-            guard let parsed = PendulumMotion.ClickPosition(rawValue: clickAt.trimmingSpaces) else {
-                throw .usage("click-at '\(clickAt)' is not known: use edge or center")
-            }
-            self.clickAt = parsed
-        }
+        if let easing { self.easing = try Self.choice(easing, "easing") }
+        if let clickAt { self.clickAt = try Self.choice(clickAt, "click-at") }
         if let visualOffset {
-            var text = Substring(visualOffset.trimmingSpaces)
+            let text = visualOffset.trimmingSpaces
             let negative = text.hasPrefix("-")
-            if negative { text = text.dropFirst() }
-            guard let decimal = ExactDecimal(text), let micro = decimal.scaled(toPlaces: 3), micro <= 2_000_000 else {
+            guard let micro = ExactDecimal.parse(String(text.dropFirst(negative ? 1 : 0)), places: 3, in: 0...2_000_000) else {
                 throw .usage("visual offset '\(visualOffset)' is not allowed: use milliseconds from -2000 to 2000, e.g. 40")
             }
             visualOffsetMicroseconds = negative ? -micro : micro
@@ -126,12 +106,20 @@ public struct Settings: Sendable, Equatable {
     }
 
     static func parseVolume(_ text: String) throws(MetronomeError) -> Float {
-        let trimmed = text.trimmingSpaces
-        guard let decimal = ExactDecimal(Substring(trimmed)), let micro = decimal.scaled(toPlaces: 6) ?? (decimal.digits == 0 ? 0 : nil),
-              micro <= 1_000_000 else {
+        guard let micro = ExactDecimal.parse(text, places: 6, in: 0...1_000_000) else {
             throw .usage("volume '\(text)' is not allowed: use a number from 0 to 1, e.g. 0.5")
         }
         return Float(micro) / 1_000_000
+    }
+
+    /// One of a fixed set of names (`linear`, `edge`, `pcm16`); the error lists them all.
+    static func choice<Choice: RawRepresentable & CaseIterable>(_ text: String, _ option: String) throws(MetronomeError) -> Choice
+        where Choice.RawValue == String {
+        guard let value = Choice(rawValue: text.trimmingSpaces) else {
+            let names = Choice.allCases.map(\.rawValue)
+            throw .usage("\(option) '\(text)' is not known: use \(names.dropLast().joined(separator: ", ")) or \(names.last!)")
+        }
+        return value
     }
 }
 
@@ -142,8 +130,7 @@ public struct Latency: Sendable, Equatable {
     public static let standardPeriod = 256
 
     public init(parsing text: String) throws(MetronomeError) {
-        guard let decimal = ExactDecimal(Substring(text.trimmingSpaces)), let micro = decimal.scaled(toPlaces: 3),
-              micro >= 1_000, micro <= 2_000_000 else {
+        guard let micro = ExactDecimal.parse(text, places: 3, in: 1_000...2_000_000) else {
             throw .usage("latency '\(text)' is not allowed: use milliseconds from 1 to 2000, e.g. 20")
         }
         microseconds = micro

@@ -9,12 +9,16 @@ public enum StandardError {
 
     /// Writes `text` as it is.
     public static func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 { if errno == EINTR { continue } else { return } }
-            offset += written
-        }
+        writeAll(STDERR_FILENO, Array(text.utf8))
+    }
+}
+
+/// `write(2)` until every byte is out, retrying `EINTR`; gives up on any other error.
+func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+        if written < 0 { if errno == EINTR { continue } else { return } }
+        offset += written
     }
 }

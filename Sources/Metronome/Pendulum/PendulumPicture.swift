@@ -72,7 +72,7 @@ public enum PendulumPicture {
         let bottomHalf = max(4, Int(Double(bodyHeight) * 0.6))
         let topHalf = max(2, bottomHalf / 2)
         let centre = width / 2
-        let base = (height - 2 + bodyHeight) / 2 + 0  // the body's bottom row
+        let base = (height - 2 + bodyHeight) / 2  // the body's bottom row
         let top = base - bodyHeight + 1
 
         // Outline: top edge, sloping sides, base.

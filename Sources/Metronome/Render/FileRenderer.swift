@@ -55,7 +55,7 @@ public struct FileRenderer {
                 }
                 let frames = track.render(into: floats, count: Self.blockFrames)
                 if format.writesIntegers {
-                    Self.convert(floats, to: shorts, count: frames)
+                    SampleConversion.int16(from: floats, to: shorts, count: frames)
                     try file.write(UnsafePointer(shorts), frames: frames)
                 } else {
                     try file.write(UnsafePointer(floats), frames: frames)
@@ -71,21 +71,5 @@ public struct FileRenderer {
         try temporary.commit(as: path)
         keep = true
         return track.position
-    }
-
-    /// Float to 16-bit, rounding to nearest (ties to even) and clamping.
-    ///
-    /// Adding 1.5 * 2^23 puts the rounded integer in the low bits of the
-    /// float's pattern, so the loop is plain integer work the compiler
-    /// vectorises, with no call to `roundf` per sample.
-    @inline(__always)
-    static func convert(_ source: UnsafeMutablePointer<Float>, to target: UnsafeMutablePointer<Int16>, count: Int) {
-        let magic: Float = 12_582_912
-        let magicPattern = Int32(bitPattern: magic.bitPattern)
-        for index in 0..<count {
-            let clamped = min(max(source[index] * 32767, -32768), 32767)
-            let pattern = Int32(bitPattern: (clamped + magic).bitPattern)
-            target[index] = Int16(truncatingIfNeeded: pattern &- magicPattern)
-        }
     }
 }

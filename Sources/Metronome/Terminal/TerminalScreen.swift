@@ -86,12 +86,5 @@ public final class TerminalScreen {
 
     static func emit(_ text: String) { emit(bytes: Array(text.utf8)) }
 
-    static func emit(bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 { if errno == EINTR { continue } else { return } }
-            offset += written
-        }
-    }
+    static func emit(bytes: [UInt8]) { writeAll(STDOUT_FILENO, bytes) }
 }

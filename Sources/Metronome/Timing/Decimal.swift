@@ -53,3 +53,19 @@ struct ExactDecimal: Equatable, Sendable {
         return value
     }
 }
+
+extension ExactDecimal {
+    /// `text`, spaces around it ignored, in units of `10^-places` when it is
+    /// exact at that precision and within `range`; nil otherwise.
+    static func parse(_ text: String, places: Int, in range: ClosedRange<Int64>) -> Int64? {
+        guard let decimal = ExactDecimal(Substring(text.trimmingSpaces)), let value = decimal.scaled(toPlaces: places),
+              range.contains(value) else { return nil }
+        return value
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+    }
+}

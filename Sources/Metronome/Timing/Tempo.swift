@@ -50,9 +50,3 @@ public struct Tempo: Hashable, Comparable, Sendable, CustomStringConvertible {
         return "\(whole)." + String(repeating: "0", count: places - text.count) + text
     }
 }
-
-extension String {
-    var trimmingSpaces: String {
-        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
-    }
-}
