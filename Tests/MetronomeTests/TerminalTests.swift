@@ -22,6 +22,11 @@ final class TmuxPane {
 
     func capture() throws -> String { try run("/usr/bin/tmux", ["-L", socket, "capture-pane", "-p"]).standardOutput }
 
+    /// Resizes the pane's window, as a user dragging the terminal would.
+    func resize(width: Int, height: Int) throws {
+        _ = try run("/usr/bin/tmux", ["-L", socket, "resize-window", "-x", "\(width)", "-y", "\(height)"])
+    }
+
     func send(_ key: String) throws { _ = try run("/usr/bin/tmux", ["-L", socket, "send-keys", key]) }
 
     /// The pid of the program the pane's shell is running.
@@ -91,5 +96,59 @@ final class TmuxPane {
         #expect(!flags.contains("-icanon") && !flags.contains("-echo"))
         // The alternate screen is gone: the pane shows the shell's screen again, not the picture.
         #expect(!(try pane.capture()).contains("q quit"))
+    }
+
+    @Test(.enabled(if: tmuxInstalled || RealTimeLoopbackTests.required))
+    func aResizeRedrawsThePictureToTheNewSize() throws {
+        let pane = try TmuxPane(command: "ALSA_CONFIG_PATH=/nonexistent \(metronomeBinary()) --bpm 100 2>/dev/null")
+        var before = ""
+        try pane.waitUntil("the picture") {
+            before = try pane.capture()
+            return before.contains("q quit")
+        }
+        // The base row's first and last columns; tmux alone, shrinking the
+        // window, would keep the old picture clipped, not centred in the new width.
+        func base(_ screen: String) -> (first: Int, last: Int)? {
+            guard let row = screen.split(separator: "\n").first(where: { $0.contains("=====") }),
+                  let first = row.firstIndex(of: "="), let last = row.lastIndex(of: "=") else { return nil }
+            return (row.distance(from: row.startIndex, to: first), row.distance(from: row.startIndex, to: last))
+        }
+        let wide = try #require(base(before))
+        #expect((78...80).contains(wide.first + wide.last))  // centred in 80 columns
+        try pane.resize(width: 50, height: 16)
+        var after = ""
+        try pane.waitUntil("the picture redrawn centred in 50 columns") {
+            after = try pane.capture()
+            guard after.contains("q quit"), let narrow = base(after) else { return false }
+            return (48...50).contains(narrow.first + narrow.last) && narrow.last - narrow.first < wide.last - wide.first
+        }
+        #expect(after.split(separator: "\n").allSatisfy { $0.count <= 50 })
+        try pane.send("q")
+        #expect(try pane.outcome().status == 0)
+    }
+
+    @Test(.enabled(if: tmuxInstalled || RealTimeLoopbackTests.required))
+    func thePictureOptionsReachTheDrawnFrames() throws {
+        let directory = TemporaryDirectory()
+        let trace = directory.file("trace.jsonl")
+        let pane = try TmuxPane(command: "ALSA_CONFIG_PATH=/nonexistent \(metronomeBinary()) --bpm 120 --duration 1.5 --visual-offset 250 --angle 20 --easing linear --fps 30 --trace \(trace) 2>/dev/null")
+        #expect(try pane.outcome().status == 0)
+        let frames = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").compactMap { line -> (time: Double, audio: Int64, angle: Double)? in
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  object["type"] as? String == "frame" else { return nil }
+            return ((object["time"] as! NSNumber).doubleValue, (object["audioFrame"] as! NSNumber).int64Value,
+                    (object["angle"] as! NSNumber).doubleValue)
+        }
+        let motion = PendulumMotion(schedule: ClickSchedule(tempo: Tempo(bpm: 120)!), amplitude: 20, easing: .linear)
+        for frame in frames {
+            #expect(abs(frame.angle - motion.angle(atFrame: Double(frame.audio))) < 1e-9)
+            #expect(abs(frame.angle) <= 20)
+        }
+        // The picture starts 250 ms (12000 frames) behind the sound.
+        #expect(try #require(frames.first).audio <= -11_000)
+        // 30 pictures a second, not 60.
+        let seconds = try #require(frames.last).time - frames[0].time
+        let rate = Double(frames.count - 1) / seconds
+        #expect(rate > 25 && rate < 35, "\(rate) frames/s")
     }
 }
