@@ -7,7 +7,9 @@ import Glibc
 /// changed since the last frame, so nothing flickers.
 public final class TerminalScreen {
     private let keys: KeyInput
-    private var previous: TextGrid?
+    /// What the terminal shows now (empty: nothing known), kept in place frame to frame.
+    private var shown: [UInt8] = []
+    private var shownWidth = 0
     private var active = true
     private var buffer: [UInt8] = []
 
@@ -31,17 +33,29 @@ public final class TerminalScreen {
 
     /// Forgets what is on screen, so the next frame is drawn whole (after a resize).
     public func invalidate() {
-        previous = nil
+        shown.removeAll(keepingCapacity: true)
         Self.emit("\u{1B}[2J")
     }
 
     /// Writes the rows of `grid` that differ from the last frame.
     public func draw(_ grid: TextGrid) {
+        var buffer = self.buffer
+        var shown = self.shown
+        self.buffer = []
+        self.shown = []
+        defer {
+            self.buffer = buffer
+            self.shown = shown
+        }
         buffer.removeAll(keepingCapacity: true)
-        let whole = previous.map { $0.width != grid.width || $0.height != grid.height } ?? true
+        let whole = shownWidth != grid.width || shown.count != grid.cells.count
+        if whole {
+            shown = grid.cells
+            shownWidth = grid.width
+        }
         let width = grid.width
         grid.cells.withUnsafeBufferPointer { now in
-            (previous?.cells ?? []).withUnsafeBufferPointer { before in
+            shown.withUnsafeMutableBufferPointer { before in
                 for row in 0..<grid.height {
                     let start = row * width
                     var first = 0, last = width - 1
@@ -50,15 +64,15 @@ public final class TerminalScreen {
                         // Only the changed span of the row.
                         while now[start + first] == before[start + first] { first += 1 }
                         while now[start + last] == before[start + last] { last -= 1 }
+                        (before.baseAddress! + start + first).update(from: now.baseAddress! + start + first, count: last - first + 1)
                     }
                     Self.appendCursorMove(toRow: row + 1, column: first + 1, into: &buffer)
                     buffer.append(contentsOf: UnsafeBufferPointer(rebasing: now[(start + first)...(start + last)]))
                 }
             }
         }
-        previous = grid
         guard !buffer.isEmpty else { return }
-        Self.emit(bytes: buffer)
+        writeAll(STDOUT_FILENO, buffer)
     }
 
     /// `ESC [ row ; column H` without building a String.
