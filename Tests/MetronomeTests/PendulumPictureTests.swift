@@ -46,8 +46,29 @@ import Testing
         var withUnderruns = status
         withUnderruns.underruns = 2
         let line = withUnderruns.text(width: 200)
-        #expect(line == "137 bpm  4/4  12:3   1  2 [3] 4   01:23  underruns 2  q quit")
+        #expect(line == "137 bpm  4/4  12:3   1  2 [3] 4   01:23  underruns 2  ? keys  q quit")
         #expect(status.text(width: 10).utf8.count == 10)
+    }
+
+    @Test func theStatusLineShowsPracticeStateAndKeepsTheQuitKeyWhenNarrow() {
+        var practising = status
+        practising.bell = false
+        practising.paused = true
+        practising.muted = true
+        #expect(practising.text(width: 200) == "137 bpm  4/4 no bell  12:3   1  2 [3] 4   01:23  PAUSED  muted  ? keys  q quit")
+        // Narrower: the beat boxes go, then the help key; the quit key stays while it fits.
+        #expect(status.text(width: 50) == "137 bpm  4/4  12:3  01:23  ? keys  q quit")
+        #expect(status.text(width: 34) == "137 bpm  4/4  12:3  01:23  q quit")
+    }
+
+    @Test func theHelpOverlayListsTheKeysInABox() {
+        var grid = PendulumPicture.draw(width: 80, height: 24, angle: 0, status: status)
+        PendulumPicture.drawHelp(into: &grid)
+        let text = grid.text
+        for key in ["Space", "tap tempo", "beats per bar", "mute", "volume", "quit"] { #expect(text.contains(key)) }
+        let rows = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let top = rows.firstIndex { $0.contains("+---") }
+        #expect(top.map { rows[$0 + 1].contains("| Space") } == true)
     }
 
     @Test func thePictureIsCentred() {

@@ -6,19 +6,34 @@
 /// sample from `a` to its end (its decay envelope). Summing that envelope at
 /// `0, d, 2d, …`, taking the loudest sound at each step, bounds the peak of the
 /// mix whatever the phase of the clicks; the gain scales that bound to 1.
-/// It is fixed for the run, so it never pumps, and it is 1 for ordinary
-/// tempi, where a click has decayed before the next one.
-public enum Headroom {
+/// It changes only with the tempo or the volume, so it never pumps, and it is
+/// 1 for ordinary tempi, where a click has decayed before the next one.
+public struct Headroom: Sendable {
+    /// Each sound's decay envelope, made once.
+    private let envelopes: [[Float]]
+
+    public init(sounds: [[Float]]) {
+        envelopes = sounds.map(Self.decayEnvelope)
+    }
+
     /// `volume / max(1, bound)`.
     public static func gain(for sounds: [[Float]], shortestInterval: Int64, volume: Float) -> Float {
-        let bound = peakBound(for: sounds, shortestInterval: shortestInterval)
-        return bound > 1 ? volume / bound : volume
+        Headroom(sounds: sounds).gain(shortestInterval: shortestInterval, volume: volume)
     }
 
     /// The largest sum of overlapping clicks, as described above.
     public static func peakBound(for sounds: [[Float]], shortestInterval: Int64) -> Float {
+        Headroom(sounds: sounds).peakBound(shortestInterval: shortestInterval)
+    }
+
+    /// `volume / max(1, bound)` for clicks at least `shortestInterval` frames apart.
+    public func gain(shortestInterval: Int64, volume: Float) -> Float {
+        let bound = peakBound(shortestInterval: shortestInterval)
+        return bound > 1 ? volume / bound : volume
+    }
+
+    public func peakBound(shortestInterval: Int64) -> Float {
         let step = max(Int(shortestInterval), 1)
-        let envelopes = sounds.map(decayEnvelope)
         let longest = envelopes.map(\.count).max() ?? 0
         var bound: Float = 0
         var age = 0

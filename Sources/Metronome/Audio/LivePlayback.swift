@@ -22,6 +22,8 @@ public final class LivePlayback: @unchecked Sendable {
     private let underrunCount = Atomic<Int>(0)
     private let failureCode = Atomic<Int32>(0)
     private let block: UnsafeMutablePointer<Float>
+    /// Practice commands from the main thread, applied before each block.
+    private let commands = LockFreeQueue<PracticeCommand>(capacity: 256)
     private var thread: pthread_t?
 
     /// A stop that fades ends here; for a `--duration` track, at its last frame.
@@ -70,6 +72,10 @@ public final class LivePlayback: @unchecked Sendable {
         }
     }
 
+    /// Hands a practice command to the audio thread; it takes effect at the
+    /// first frame not yet rendered. Returns at once, without locks.
+    public func send(_ command: PracticeCommand) { commands.push(command) }
+
     /// Asks the audio thread to fade out and stop; returns at once.
     public func stop() { stopRequested.store(true, ordering: .releasing) }
 
@@ -96,6 +102,7 @@ public final class LivePlayback: @unchecked Sendable {
             if stopRequested.load(ordering: .acquiring), stopFrame == .max {
                 stopFrame = track.position + fadeFrames
             }
+            while let command = commands.pop() { track.apply(command) }
             let blockStart = track.position
             var frames = track.render(into: block, count: period)
             if frames == 0 { break }

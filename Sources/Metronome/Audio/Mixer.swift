@@ -7,7 +7,7 @@ public final class Mixer: @unchecked Sendable {
     struct Slot {
         let samples: UnsafeMutablePointer<Float>
         let count: Int
-        let gain: Float
+        var gain: Float
     }
 
     /// A sound being played: which slot, and the next sample of it to mix.
@@ -34,6 +34,11 @@ public final class Mixer: @unchecked Sendable {
         }
         self.voiceCapacity = max(voiceCapacity, 1)
         voices = .allocate(capacity: self.voiceCapacity)
+    }
+
+    /// Plays every sound at `gain` from now on, the ones ringing included.
+    public func setGain(_ gain: Float) {
+        for index in slots.indices { slots[index].gain = gain }
     }
 
     deinit {

@@ -2,32 +2,39 @@ import Glibc
 
 /// The main thread while the audio thread plays: draws the pendulum at a
 /// steady frame rate from the audio clock, prints plain lines when stdout is
-/// not a terminal, writes the trace, and turns keys and signals into a stop.
+/// not a terminal, writes the trace, turns practice keys into commands for the
+/// audio thread, and keys and signals into a stop.
 final class LiveLoop {
     let settings: Settings
     let playback: LivePlayback
     let signals: TerminationSignals
     let trace: Trace?
     let clickLog: ClickLog
-    let motion: PendulumMotion
+    let passageLog: LockFreeQueue<Passage>
+    private var controller: PracticeController
+    private var motion: PendulumMotion
+    private var helpShown = false
     let clock = MonotonicClock()
     private var screen: TerminalScreen?
     private var keys: KeyInput?
     private var size = (width: 80, height: 24)
     /// Clicks started but not yet heard, for the plain lines.
-    private var pending: [ClickLog.Entry] = []
+    private var pending: [StartedClick] = []
     /// The picture being drawn, reused frame to frame, and the status line while it is unchanged.
     private var grid = TextGrid(width: 0, height: 0)
     private var lastStatus: PendulumStatus?
     private var statusLine = ""
     private var heardClock: HeardClock
 
-    init(settings: Settings, playback: LivePlayback, signals: TerminationSignals, trace: Trace?, clickLog: ClickLog) {
+    init(settings: Settings, playback: LivePlayback, signals: TerminationSignals, trace: Trace?,
+         clickLog: ClickLog, passageLog: LockFreeQueue<Passage>, controller: PracticeController) {
         self.settings = settings
         self.playback = playback
         self.signals = signals
         self.trace = trace
         self.clickLog = clickLog
+        self.passageLog = passageLog
+        self.controller = controller
         heardClock = HeardClock(rate: playback.sink.rate)
         motion = PendulumMotion(schedule: playback.track.schedule, amplitude: settings.swingAngle,
                                 easing: settings.easing, clickAt: settings.clickAt)
@@ -52,6 +59,7 @@ final class LiveLoop {
         playback.start()
         while !playback.isFinished {
             let now = clock.now()
+            collectPassages()
             collectClicks()
             if screen != nil { drawFrame(at: now) } else { printHeardClicks(at: now) }
             trace?.flush()
@@ -69,7 +77,7 @@ final class LiveLoop {
                     playback.stop()
                 }
             }
-            if keyReady, let keys, KeyInput.isQuit(keys.read()) { playback.stop() }
+            if keyReady, let keys { press(Key.decode(keys.read())) }
         }
         playback.join()
         collectClicks()
@@ -92,10 +100,35 @@ final class LiveLoop {
         return (signals.take(), ready)
     }
 
+    /// Practice keys become commands for the audio thread; taps are timed by the frame heard now.
+    private func press(_ pressed: [Key]) {
+        guard !pressed.isEmpty else { return }
+        let heard = heardClock.heardFrame(at: clock.now(), sample: playback.position.snapshot())
+        for key in pressed {
+            switch controller.press(key, heardFrame: heard) {
+            case .commands(let commands): for command in commands { playback.send(command) }
+            case .quit: playback.stop()
+            case .toggleHelp: helpShown.toggle()
+            case .nothing: break
+            }
+        }
+    }
+
+    /// New passages from the audio thread: the picture follows them, the trace notes new tempi.
+    private func collectPassages() {
+        while let passage = passageLog.pop() {
+            let before = motion.history.passages.last { !$0.paused }
+            motion.history.append(passage)
+            if !passage.paused, passage.tempo != before?.tempo {
+                trace?.tempo(passage.tempo, frame: passage.frame(ofClick: passage.firstClick))
+            }
+        }
+    }
+
     private func collectClicks() {
         let started = clickLog.drain()
         guard !started.isEmpty else { return }
-        if let trace { for entry in started { trace.click(entry, schedule: motion.schedule) } }
+        if let trace { for click in started { trace.click(click) } }
         if screen == nil, settings.verbosity != .quiet, settings.pendulum { pending += started }
     }
 
@@ -108,14 +141,16 @@ final class LiveLoop {
     private func drawFrame(at now: MonotonicInstant) {
         let shown = shownFrame(at: now)
         let angle = motion.angle(atFrame: Double(shown))
-        let schedule = motion.schedule
-        let lastHeard = schedule.firstClick(atOrAfter: shown + 1) - 1
-        let beats = Int64(schedule.meter.beatsPerBar)
-        let status = PendulumStatus(tempo: schedule.tempo, meter: schedule.meter,
-                                    bar: lastHeard >= 0 ? lastHeard / beats + 1 : nil,
-                                    beatInBar: lastHeard >= 0 ? Int(lastHeard % beats) + 1 : 0,
-                                    elapsedSeconds: max(0, shown) / schedule.rate.framesPerSecond,
-                                    underruns: playback.underruns)
+        let history = motion.history
+        let passage = history.passage(atFrame: shown)
+        let lastHeard = history.lastClick(atOrBefore: shown)
+        let position = lastHeard >= 0 ? history.passage(forClick: lastHeard).bar(ofClick: lastHeard) : nil
+        let status = PendulumStatus(tempo: passage.tempo, meter: passage.meter,
+                                    bar: position.map { $0.bar + 1 },
+                                    beatInBar: position.map { Int($0.beat) + 1 } ?? 0,
+                                    elapsedSeconds: max(0, shown) / passage.grid.rate.framesPerSecond,
+                                    underruns: playback.underruns,
+                                    bell: passage.bell, paused: controller.paused, muted: controller.muted)
         if grid.width != size.width || grid.height != size.height {
             grid = TextGrid(width: size.width, height: size.height)
             lastStatus = nil
@@ -125,6 +160,7 @@ final class LiveLoop {
             lastStatus = status
         }
         PendulumPicture.draw(into: &grid, angle: angle, status: status, statusLine: statusLine)
+        if helpShown { PendulumPicture.drawHelp(into: &grid) }
         screen?.draw(grid)
         trace?.frame(time: now, audioFrame: shown, angle: angle)
     }
@@ -133,19 +169,18 @@ final class LiveLoop {
     private func printHeardClicks(at now: MonotonicInstant) {
         guard !pending.isEmpty else { return }
         let heard = now.nanoseconds == .max ? Int64.max : shownFrame(at: now)
-        let schedule = motion.schedule
-        let beats = Int64(schedule.meter.beatsPerBar)
         var text = ""
         var index = 0
         while index < pending.count, pending[index].frame <= heard {
-            let entry = pending[index]
-            let bar = entry.click / beats + 1, beat = entry.click % beats + 1
-            let seconds = Double(entry.frame) / Double(schedule.rate.framesPerSecond)
+            let click = pending[index]
+            let passage = motion.history.passage(forClick: click.click)
+            let bar = click.bar + 1, beat = click.beatInBar + 1
+            let seconds = Double(click.frame) / Double(passage.grid.rate.framesPerSecond)
             let time = (seconds * 1000).rounded() / 1000
             if settings.verbosity == .verbose {
-                text += "bar \(bar) beat \(beat)  frame \(entry.frame)  \(time)s\n"
+                text += "bar \(bar) beat \(beat)  frame \(click.frame)  \(time)s\n"
             } else if beat == 1 {
-                text += "bar \(bar)  \(schedule.tempo) bpm \(schedule.meter)  \(time)s\n"
+                text += "bar \(bar)  \(passage.tempo) bpm \(passage.meter)  \(time)s\n"
             }
             index += 1
         }

@@ -22,7 +22,7 @@ public enum Session {
         // Between blocks and at the end: the clicks of the blocks rendered so far.
         func traceClicks() {
             guard let trace else { return }
-            for entry in clickLog.drain() { trace.click(entry, schedule: track.schedule) }
+            for click in clickLog.drain() { trace.click(click) }
             trace.flush()
         }
         do {
@@ -53,9 +53,14 @@ public enum Session {
                                beat: sounds.beat, bell: sounds.bell, volume: settings.volume, length: settings.length)
         let clickLog = ClickLog()
         track.clickLog = clickLog
+        let passageLog = LockFreeQueue<Passage>(capacity: 256)
+        track.passageLog = passageLog
         let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
         let playback = LivePlayback(track: track, sink: sink)
-        let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace, clickLog: clickLog).run()
+        let controller = PracticeController(tempo: settings.tempo, volume: settings.volume, rate: sink.rate,
+                                            headroom: Headroom(sounds: [sounds.beat.samples, sounds.bell.samples]))
+        let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace,
+                              clickLog: clickLog, passageLog: passageLog, controller: controller).run()
 
         if playback.underruns > 0 {
             StandardError.report("\(playback.underruns) underrun\(playback.underruns == 1 ? "" : "s") on '\(sink.name)': the sound dropped out; a larger --latency may help")

@@ -19,10 +19,9 @@ public final class Trace {
 
     deinit { fclose(file) }
 
-    public func click(_ entry: ClickLog.Entry, schedule: ClickSchedule) {
-        let beats = Int64(schedule.meter.beatsPerBar)
-        let sound = schedule.isBell(click: entry.click) ? "bell" : "beat"
-        line("{\"type\":\"click\",\"frame\":\(entry.frame),\"beat\":\(entry.click),\"bar\":\(entry.click / beats + 1),\"beatInBar\":\(entry.click % beats + 1),\"sound\":\"\(sound)\"}")
+    public func click(_ click: StartedClick) {
+        let sound = click.bell ? "bell" : "beat"
+        line("{\"type\":\"click\",\"frame\":\(click.frame),\"beat\":\(click.click),\"bar\":\(click.bar + 1),\"beatInBar\":\(click.beatInBar + 1),\"sound\":\"\(sound)\"}")
     }
 
     public func frame(time: MonotonicInstant, audioFrame: Int64, angle: Double) {

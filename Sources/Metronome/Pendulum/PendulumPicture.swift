@@ -9,19 +9,27 @@ public struct PendulumStatus: Sendable, Equatable {
     public var beatInBar: Int
     public var elapsedSeconds: Int64
     public var underruns: Int
+    /// Whether the first beat of a bar rings the bell (`0` turns it off).
+    public var bell: Bool
+    public var paused: Bool
+    public var muted: Bool
 
-    public init(tempo: Tempo, meter: Meter, bar: Int64?, beatInBar: Int, elapsedSeconds: Int64, underruns: Int) {
+    public init(tempo: Tempo, meter: Meter, bar: Int64?, beatInBar: Int, elapsedSeconds: Int64, underruns: Int,
+                bell: Bool = true, paused: Bool = false, muted: Bool = false) {
         self.tempo = tempo
         self.meter = meter
         self.bar = bar
         self.beatInBar = beatInBar
         self.elapsedSeconds = elapsedSeconds
         self.underruns = underruns
+        self.bell = bell
+        self.paused = paused
+        self.muted = muted
     }
 
     static func twoDigits(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
-    /// `137 bpm  4/4  12:3  [1] 2  3  4   01:23   q quit`, as much as fits.
+    /// `137 bpm  4/4  12:3  [1] 2  3  4   01:23  ? keys  q quit`, as much as fits.
     public func text(width: Int) -> String {
         var beats = ""
         if meter.beatsPerBar <= 12 {
@@ -31,14 +39,20 @@ public struct PendulumStatus: Sendable, Equatable {
         }
         let position = bar.map { "\($0):\(beatInBar)" } ?? "-:-"
         let clock = Self.twoDigits(elapsedSeconds / 60) + ":" + Self.twoDigits(elapsedSeconds % 60)
-        var parts = ["\(tempo) bpm", meter.description, position]
-        if !beats.isEmpty { parts.append(beats) }
-        parts.append(clock)
-        if underruns > 0 { parts.append("underruns \(underruns)") }
-        parts.append("q quit")
-        var line = parts.joined(separator: "  ")
-        if line.utf8.count > width { line = String(line.utf8.prefix(width)) ?? "" }
-        return line
+        // Where the width is short the beat boxes go first, then the help key; the quit key stays.
+        for (withBeats, withHelp) in [(true, true), (false, true), (false, false)] {
+            var parts = ["\(tempo) bpm", bell ? meter.description : "\(meter) no bell", position]
+            if withBeats, !beats.isEmpty { parts.append(beats) }
+            parts.append(clock)
+            if paused { parts.append("PAUSED") }
+            if muted { parts.append("muted") }
+            if underruns > 0 { parts.append("underruns \(underruns)") }
+            if withHelp { parts.append("? keys") }
+            parts.append("q quit")
+            let line = parts.joined(separator: "  ")
+            if line.utf8.count <= width || !withHelp && !withBeats { return String(line.utf8.prefix(width)) ?? "" }
+        }
+        return ""
     }
 }
 
@@ -107,7 +121,7 @@ public enum PendulumPicture {
         let weightAt = length * 0.62
         let wx = Int((Double(centre) + dx * weightAt).rounded())
         let wy = Int((pivotRow + dy * weightAt).rounded())
-        grid.write(status.bar != nil && status.beatInBar == 1 ? "[@]" : "[#]", x: wx - 1, y: wy)
+        grid.write(status.bell && status.bar != nil && status.beatInBar == 1 ? "[@]" : "[#]", x: wx - 1, y: wy)
 
         // The cover over the pivot: a small solid trapezoid on the base.
         for offset in 1...coverHeight {
@@ -124,9 +138,35 @@ public enum PendulumPicture {
         let track = max(3, min(21, grid.width / 3))
         let position = Int(((angle / 60 + 0.5) * Double(track - 1)).rounded())
         var line = "|" + String(repeating: "-", count: track) + "|"
-        let marker = status.bar != nil && status.beatInBar == 1 ? "@" : "o"
+        let marker = status.bell && status.bar != nil && status.beatInBar == 1 ? "@" : "o"
         let index = line.index(line.startIndex, offsetBy: 1 + min(max(position, 0), track - 1))
         line.replaceSubrange(index...index, with: marker)
         grid.write(line + " " + status.text(width: max(0, grid.width - track - 3)), x: 0, y: grid.height - 1)
+    }
+
+    static let helpLines = [
+        "Space      pause / resume",
+        "Up  Down   tempo +1 / -1 bpm",
+        "Right Left tempo +5 / -5 bpm",
+        "PgUp PgDn  tempo x2 / /2",
+        "t          tap tempo",
+        "1-9        beats per bar (0: no bell)",
+        "m          mute / unmute",
+        "+  -       volume +0.1 / -0.1",
+        "q  Esc     quit     ? close",
+    ]
+
+    /// The keys, in a box over the middle of the picture (`?`).
+    public static func drawHelp(into grid: inout TextGrid) {
+        let inner = helpLines.map(\.utf8.count).max() ?? 0
+        let boxWidth = inner + 4, boxHeight = helpLines.count + 2
+        guard grid.width >= boxWidth, grid.height >= boxHeight + 1 else { return }
+        let left = (grid.width - boxWidth) / 2, top = max(0, (grid.height - 1 - boxHeight) / 2)
+        let edge = "+" + String(repeating: "-", count: boxWidth - 2) + "+"
+        grid.write(edge, x: left, y: top)
+        for (row, line) in helpLines.enumerated() {
+            grid.write("| " + line + String(repeating: " ", count: inner - line.utf8.count) + " |", x: left, y: top + 1 + row)
+        }
+        grid.write(edge, x: left, y: top + boxHeight - 1)
     }
 }

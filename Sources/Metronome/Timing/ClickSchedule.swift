@@ -5,7 +5,7 @@
 /// `floor((k * 120000 * R + m) / (2 * m))`: integers only, so a click that
 /// falls exactly on a half frame (96 bpm at 44.1 kHz) rounds the same way
 /// every time, and click one million is as exact as click one.
-public struct ClickSchedule: Sendable, Equatable {
+public struct ClickSchedule: Sendable, Equatable, BitwiseCopyable {
     public let tempo: Tempo
     public let meter: Meter
     public let rate: SampleRate

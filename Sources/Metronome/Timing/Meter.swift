@@ -1,5 +1,5 @@
 /// A time signature: beats per bar over the note value that gets the beat.
-public struct Meter: Hashable, Sendable, CustomStringConvertible {
+public struct Meter: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
     public let beatsPerBar: Int
     public let noteValue: Int
 

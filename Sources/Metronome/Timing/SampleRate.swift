@@ -1,5 +1,5 @@
 /// Frames per second of the output, 8000 to 192000 Hz.
-public struct SampleRate: Hashable, Sendable, CustomStringConvertible {
+public struct SampleRate: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
     public let framesPerSecond: Int64
 
     public static let range: ClosedRange<Int64> = 8_000...192_000

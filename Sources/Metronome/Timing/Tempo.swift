@@ -1,5 +1,5 @@
 /// A tempo in beats per minute, held exactly as an integer count of thousandths.
-public struct Tempo: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct Tempo: Hashable, Comparable, Sendable, BitwiseCopyable, CustomStringConvertible {
     /// Beats per minute times 1000: 92.5 bpm is 92500.
     public let millibeatsPerMinute: Int64
 
@@ -33,6 +33,11 @@ public struct Tempo: Hashable, Comparable, Sendable, CustomStringConvertible {
             throw .usage("bpm '\(text)' is out of range: use 1 to 1000")
         }
         self = tempo
+    }
+
+    /// Thousandths of a bpm held to 1 to 1000 bpm.
+    public init(clamping millibeatsPerMinute: Int64) {
+        self.millibeatsPerMinute = min(max(millibeatsPerMinute, Self.range.lowerBound), Self.range.upperBound)
     }
 
     public static func < (lhs: Tempo, rhs: Tempo) -> Bool {

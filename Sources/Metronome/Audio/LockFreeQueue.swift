@@ -1,0 +1,71 @@
+import Synchronization
+
+/// A single-producer single-consumer ring of plain values, for handing
+/// things between the audio thread and the main thread without locks:
+/// started clicks and new passages one way, practice commands the other.
+///
+/// The producer never blocks or allocates: when the ring is full the value is
+/// counted as lost instead.
+public final class LockFreeQueue<Element: BitwiseCopyable>: @unchecked Sendable {
+    private let capacity: Int
+    private let storage: UnsafeMutablePointer<Element>
+    private let head = Atomic<Int>(0)  // next to write, producer only
+    private let tail = Atomic<Int>(0)  // next to read, consumer only
+    private let lostCount = Atomic<Int>(0)
+
+    public init(capacity: Int = 4096) {
+        self.capacity = max(capacity, 2)
+        storage = .allocate(capacity: self.capacity)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// Producer: appends `value`; false (and counted as lost) when the ring is full.
+    @inline(__always) @discardableResult
+    public func push(_ value: Element) -> Bool {
+        let write = head.load(ordering: .relaxed)
+        let next = (write + 1) % capacity
+        guard next != tail.load(ordering: .acquiring) else {
+            lostCount.add(1, ordering: .relaxed)
+            return false
+        }
+        (storage + write).initialize(to: value)
+        head.store(next, ordering: .releasing)
+        return true
+    }
+
+    /// Consumer: the oldest value, or nil when the ring is empty. Never allocates.
+    @inline(__always)
+    public func pop() -> Element? {
+        let read = tail.load(ordering: .relaxed)
+        guard read != head.load(ordering: .acquiring) else { return nil }
+        let value = storage[read]
+        tail.store((read + 1) % capacity, ordering: .releasing)
+        return value
+    }
+
+    /// Consumer: every value pushed since the last drain, oldest first.
+    public func drain() -> [Element] {
+        var drained: [Element] = []
+        while let value = pop() { drained.append(value) }
+        return drained
+    }
+
+    /// Values that found the ring full.
+    public var lost: Int { lostCount.load(ordering: .relaxed) }
+}
+
+/// A click the audio thread started, as the trace and the printed lines see it.
+public struct StartedClick: Equatable, Sendable, BitwiseCopyable {
+    /// Every beat counts, from 0.
+    public let click: Int64
+    /// The output frame where its sound starts.
+    public let frame: Int64
+    /// Its bar, from 0, and its beat in that bar, from 0.
+    public let bar: Int64
+    public let beatInBar: Int32
+    public let bell: Bool
+}
+
+/// The clicks the audio thread started, oldest first.
+public typealias ClickLog = LockFreeQueue<StartedClick>

@@ -1,0 +1,129 @@
+/// A stretch of the click track at one tempo and one meter.
+///
+/// From `firstClick` on, click `k` sits on the exact grid of the passage's
+/// tempo counted from its origin: `originFrame + floor(j * 60 * R / B + 1/2)`
+/// with `j = k - originClick`. A tempo change starts a new passage whose
+/// origin is a click of the old grid, so no click is doubled, skipped or
+/// shifted; a tapped tempo starts one whose origin is the tap. Clicks are
+/// counted across passages (every beat from 0), and so are bars.
+public struct Passage: Sendable, Equatable, BitwiseCopyable {
+    /// The first click this passage plays (or would play, while paused).
+    public var firstClick: Int64
+    public var originClick: Int64
+    public var originFrame: Int64
+    /// The tempo, the meter (for counting bars) and the rate.
+    public var grid: ClickSchedule
+    /// A click that starts a bar, and that bar's number from 0.
+    public var barClick: Int64
+    public var barNumber: Int64
+    /// Whether the first beat of a bar rings the bell (`0` turns it off).
+    public var bell: Bool
+    /// Paused: no clicks from `pauseFrame` on.
+    public var paused: Bool
+    public var pauseFrame: Int64
+
+    /// The passage a run starts with: click 0 at frame 0, bar 0.
+    public init(schedule: ClickSchedule) {
+        firstClick = 0
+        originClick = 0
+        originFrame = 0
+        grid = schedule
+        barClick = 0
+        barNumber = 0
+        bell = true
+        paused = false
+        pauseFrame = 0
+    }
+
+    public var tempo: Tempo { grid.tempo }
+    public var meter: Meter { grid.meter }
+
+    /// The frame of click `k` on this passage's grid (k at or after its origin).
+    @inline(__always)
+    public func frame(ofClick click: Int64) -> Int64 {
+        originFrame + grid.frame(ofClick: click - originClick)
+    }
+
+    /// The first click of this passage whose frame is at or after `frame`.
+    @inline(__always)
+    public func firstClick(atOrAfter frame: Int64) -> Int64 {
+        max(firstClick, originClick + grid.firstClick(atOrAfter: frame - originFrame))
+    }
+
+    /// Beats of click `k` from the bar origin, and its bar and beat in that bar (from 0).
+    @inline(__always)
+    public func bar(ofClick click: Int64) -> (bar: Int64, beat: Int64) {
+        let beats = Int64(grid.meter.beatsPerBar)
+        let offset = click - barClick
+        let bars = offset >= 0 ? offset / beats : -((-offset + beats - 1) / beats)
+        return (barNumber + bars, offset - bars * beats)
+    }
+
+    @inline(__always)
+    public func startsBar(_ click: Int64) -> Bool { bar(ofClick: click).beat == 0 }
+
+    @inline(__always)
+    public func isBell(click: Int64) -> Bool { bell && startsBar(click) }
+
+    /// The frame where this passage takes over from the one before.
+    public var startFrame: Int64 { paused ? pauseFrame : frame(ofClick: firstClick) }
+
+    // MARK: Changes. `next` is the first click not yet started, `position` the first frame not yet rendered.
+
+    /// The new tempo from click `next` on, which keeps its frame on the old grid.
+    public func changingTempo(to tempo: Tempo, next: Int64) -> Passage {
+        var passage = self
+        passage.grid = ClickSchedule(tempo: tempo, meter: grid.meter, rate: grid.rate)
+        guard !paused else { return passage }
+        passage.firstClick = next
+        passage.originClick = next
+        passage.originFrame = frame(ofClick: next)
+        return passage
+    }
+
+    /// A tapped tempo: click `next` falls one new interval after the tap at
+    /// `tapFrame` (or whole intervals later, if that frame is already rendered).
+    public func rephasing(to tempo: Tempo, tapFrame: Int64, next: Int64, position: Int64) -> Passage {
+        var passage = changingTempo(to: tempo, next: next)
+        guard !paused else { return passage }
+        let intervals = max(1, passage.grid.firstClick(atOrAfter: position - tapFrame))
+        passage.originClick = next - intervals
+        passage.originFrame = tapFrame
+        return passage
+    }
+
+    /// From click `next`, a bar start, bars of `beats` (0: the same bars without the bell).
+    public func changingMeter(beats: Int, next: Int64) -> Passage {
+        var passage = self
+        let (bar, _) = self.bar(ofClick: next)
+        if beats > 0, let meter = Meter(beatsPerBar: beats, noteValue: grid.meter.noteValue) {
+            passage.grid = ClickSchedule(tempo: grid.tempo, meter: meter, rate: grid.rate)
+        }
+        passage.bell = beats > 0
+        passage.firstClick = next
+        passage.barClick = next
+        passage.barNumber = bar
+        return passage
+    }
+
+    /// Silence from frame `position`; click `next` waits for the resume.
+    public func pausing(next: Int64, position: Int64) -> Passage {
+        var passage = self
+        passage.paused = true
+        passage.pauseFrame = position
+        passage.firstClick = next
+        return passage
+    }
+
+    /// Playing again from frame `position`: a new bar at once, bell first.
+    public func resuming(next: Int64, position: Int64) -> Passage {
+        var passage = self
+        passage.paused = false
+        passage.firstClick = next
+        passage.originClick = next
+        passage.originFrame = position
+        passage.barNumber = bar(ofClick: next - 1).bar + 1
+        passage.barClick = next
+        return passage
+    }
+}
