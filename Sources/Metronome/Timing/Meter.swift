@@ -13,10 +13,15 @@ public struct Meter: Hashable, Sendable, BitwiseCopyable, CustomStringConvertibl
     }
 
     /// A meter of 1 to 32 beats over 1, 2, 4, 8, 16 or 32; nil otherwise.
+    /// Allocates nothing (the audio thread changes meters).
     public init?(beatsPerBar: Int, noteValue: Int) {
-        guard (1...Self.maximumBeats).contains(beatsPerBar), Self.noteValues.contains(noteValue) else { return nil }
+        guard (1...Self.maximumBeats).contains(beatsPerBar), Self.isNoteValue(noteValue) else { return nil }
         self.init(uncheckedBeats: beatsPerBar, noteValue: noteValue)
     }
+
+    /// 1, 2, 4, 8, 16 or 32: a power of two up to 32.
+    @inline(__always)
+    static func isNoteValue(_ value: Int) -> Bool { value >= 1 && value <= 32 && value & (value - 1) == 0 }
 
     /// Parses `4/4`, `3/4`, `7/8`.
     public init(parsing text: String) throws(MetronomeError) {
