@@ -146,6 +146,16 @@ final class TmuxPane {
         }
         // The picture starts 250 ms (12000 frames) behind the sound.
         #expect(try #require(frames.first).audio <= -11_000)
+        // With no sound card the picture's clock is linear in time too (no steps at each silent period),
+        // once the first periods are out.
+        let playing = frames.filter { $0.audio > -12_000 + 8_192 }
+        let span = try #require(playing.last).time - playing[0].time
+        let slope = Double(playing.last!.audio - playing[0].audio) / span
+        #expect(abs(slope - 48_000) < 480, "\(slope) frames/s")
+        for frame in playing {
+            let line = Double(playing[0].audio) + (frame.time - playing[0].time) * slope
+            #expect(abs(Double(frame.audio) - line) < 240, "\(Double(frame.audio) - line) frames off the line")
+        }
         // 30 pictures a second, not 60.
         let seconds = try #require(frames.last).time - frames[0].time
         let rate = Double(frames.count - 1) / seconds

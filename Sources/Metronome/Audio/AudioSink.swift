@@ -48,7 +48,9 @@ public final class SilentSink: AudioSink {
     }
 
     public func write(_ mono: UnsafeMutablePointer<Float>, frames: Int) -> SinkWrite { .written }
-    public func delay() -> (frames: Int64, at: MonotonicInstant?) { (0, nil) }
+    /// A period: the block just written plays out (in the clock's time) until
+    /// the next write, so the frame heard now is the one before it.
+    public func delay() -> (frames: Int64, at: MonotonicInstant?) { (Int64(periodFrames), nil) }
     public func recover(from error: ALSAError) -> ALSAError? { nil }
     public func drain() {}
 }

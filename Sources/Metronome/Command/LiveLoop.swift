@@ -114,14 +114,16 @@ final class LiveLoop {
         }
     }
 
-    /// New passages from the audio thread: the picture follows them, the trace notes new tempi.
+    /// New passages from the audio thread: the picture follows them, and the
+    /// trace notes each new grid (a new tempo, a tap, a resume) at its first click.
     private func collectPassages() {
         while let passage = passageLog.pop() {
             let before = motion.history.passages.last { !$0.paused }
             motion.history.append(passage)
-            if !passage.paused, passage.tempo != before?.tempo {
-                trace?.tempo(passage.tempo, frame: passage.frame(ofClick: passage.firstClick))
-            }
+            guard !passage.paused else { continue }
+            let first = passage.frame(ofClick: passage.firstClick)
+            if let before, before.tempo == passage.tempo, before.frame(ofClick: passage.firstClick) == first { continue }
+            trace?.tempo(passage.tempo, frame: first)
         }
     }
 

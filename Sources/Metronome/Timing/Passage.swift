@@ -82,13 +82,14 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
     }
 
     /// A tapped tempo: click `next` falls one new interval after the tap at
-    /// `tapFrame` (or whole intervals later, if that frame is already rendered).
+    /// `tapFrame` (or whole intervals later, if that frame is already
+    /// rendered), and the new grid counts from it, as after any tempo change.
     public func rephasing(to tempo: Tempo, tapFrame: Int64, next: Int64, position: Int64) -> Passage {
         var passage = changingTempo(to: tempo, next: next)
         guard !paused else { return passage }
         let intervals = max(1, passage.grid.firstClick(atOrAfter: position - tapFrame))
-        passage.originClick = next - intervals
-        passage.originFrame = tapFrame
+        passage.originClick = next
+        passage.originFrame = tapFrame + passage.grid.frame(ofClick: intervals)
         return passage
     }
 
