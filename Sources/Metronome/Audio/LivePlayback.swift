@@ -146,7 +146,8 @@ public final class LivePlayback: @unchecked Sendable {
             // once between blocks): follow its clock and never sleep. One that
             // never blocks is held to the monotonic clock.
             let heard = written - status.frames
-            if (after.nanoseconds - before.nanoseconds) * 4 >= periodNanoseconds {
+            // (a slow write into a device that is not full, such as a cold first write, does not count).
+            if (after.nanoseconds - before.nanoseconds) * 4 >= periodNanoseconds, status.frames >= Int64(sink.bufferFrames - period) {
                 lastBlockedFrame = written
             }
             if anchor == nil || written - lastBlockedFrame < rate {
