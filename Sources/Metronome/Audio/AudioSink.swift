@@ -48,9 +48,11 @@ public final class SilentSink: AudioSink {
     }
 
     public func write(_ mono: UnsafeMutablePointer<Float>, frames: Int) -> SinkWrite { .written }
-    /// A period: the block just written plays out (in the clock's time) until
-    /// the next write, so the frame heard now is the one before it.
-    public func delay() -> (frames: Int64, at: MonotonicInstant?) { (Int64(periodFrames), nil) }
+    /// A whole buffer, as a device that is kept full reports: the engine writes
+    /// a period ahead and paces itself a period behind, so a frame written now
+    /// is heard two periods later, and the heard frames lie on one straight
+    /// line from frame 0 at the start (no step at each period).
+    public func delay() -> (frames: Int64, at: MonotonicInstant?) { (Int64(bufferFrames), nil) }
     public func recover(from error: ALSAError) -> ALSAError? { nil }
     public func drain() {}
 }
