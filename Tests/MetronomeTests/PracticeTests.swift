@@ -33,9 +33,7 @@ private final class PracticeRun {
         while track.position < end {
             while let next = pending.first, next.frame <= track.position {
                 pending.removeFirst()
-                if case .commands(let commands) = controller.press(next.key, heardFrame: next.frame) {
-                    for command in commands { track.apply(command) }
-                }
+                if case .command(let command) = controller.press(next.key, heardFrame: next.frame) { track.apply(command) }
                 appliedAt.append(track.position)
             }
             track.render(into: block, count: Self.block)
@@ -164,6 +162,17 @@ private func character(_ text: String) -> Key { .character(UInt8(ascii: Unicode.
         _ = run.play(until: 2_000, keys: (0..<3).map { _ in (1_000, character("-")) })
         #expect(run.controller.volumePercent == 70)
         #expect(abs(run.track.gain - 0.7) < 1e-6)
+    }
+
+    @Test func aGainCommandReachesTheSoundsPlayed() {
+        let rate = SampleRate.standard
+        let sounds = impulseSounds(rate: rate)
+        let track = ClickTrack(schedule: ClickSchedule(tempo: Tempo(bpm: 120)!, rate: rate), beat: sounds.beat, bell: sounds.bell)
+        let block = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+        defer { block.deallocate() }
+        track.apply(.gain(0.5))
+        track.render(into: block, count: 256)
+        #expect(block[0] == sounds.bell.samples[0] * 0.5)  // click 0 rings the bell, at the new gain
     }
 
     @Test func applyingCommandsAllocatesNothing() {
