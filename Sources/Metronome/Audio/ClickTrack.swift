@@ -63,7 +63,6 @@ public final class ClickTrack: @unchecked Sendable {
         case .playtime(let playtime):
             clickLimit = .max
             frameLimit = playtime.frames(at: schedule.rate)
-            endFrame = frameLimit
         case .bars(let bars):
             clickLimit = bars * beatsPerBar
             frameLimit = .max
@@ -167,6 +166,6 @@ public final class ClickTrack: @unchecked Sendable {
     private func change(to passage: Passage) {
         self.passage = passage
         passageLog?.push(passage)
-        if case .bars = length { endFrame = end(of: passage) }
+        endFrame = end(of: passage)
     }
 }

@@ -144,9 +144,10 @@ public final class LivePlayback: @unchecked Sendable {
             // that blocked a write within the last second of audio keeps time
             // itself (some, like ALSA's jack plugin, accept several periods at
             // once between blocks): follow its clock and never sleep. One that
-            // never blocks is held to the monotonic clock.
+            // never blocks is held to the monotonic clock. A write blocked
+            // only if it was slow and left the device full: a slow write
+            // into room (a cold first write to ALSA null) does not count.
             let heard = written - status.frames
-            // (a slow write into a device that is not full, such as a cold first write, does not count).
             if (after.nanoseconds - before.nanoseconds) * 4 >= periodNanoseconds, status.frames >= Int64(sink.bufferFrames - period) {
                 lastBlockedFrame = written
             }

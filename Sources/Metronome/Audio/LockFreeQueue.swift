@@ -5,13 +5,12 @@ import Synchronization
 /// started clicks and new passages one way, practice commands the other.
 ///
 /// The producer never blocks or allocates: when the ring is full the value is
-/// counted as lost instead.
+/// dropped instead.
 public final class LockFreeQueue<Element: BitwiseCopyable>: @unchecked Sendable {
     private let capacity: Int
     private let storage: UnsafeMutablePointer<Element>
     private let head = Atomic<Int>(0)  // next to write, producer only
     private let tail = Atomic<Int>(0)  // next to read, consumer only
-    private let lostCount = Atomic<Int>(0)
 
     public init(capacity: Int = 4096) {
         self.capacity = max(capacity, 2)
@@ -20,18 +19,14 @@ public final class LockFreeQueue<Element: BitwiseCopyable>: @unchecked Sendable 
 
     deinit { storage.deallocate() }
 
-    /// Producer: appends `value`; false (and counted as lost) when the ring is full.
-    @inline(__always) @discardableResult
-    public func push(_ value: Element) -> Bool {
+    /// Producer: appends `value`, or drops it when the ring is full.
+    @inline(__always)
+    public func push(_ value: Element) {
         let write = head.load(ordering: .relaxed)
         let next = (write + 1) % capacity
-        guard next != tail.load(ordering: .acquiring) else {
-            lostCount.add(1, ordering: .relaxed)
-            return false
-        }
+        guard next != tail.load(ordering: .acquiring) else { return }
         (storage + write).initialize(to: value)
         head.store(next, ordering: .releasing)
-        return true
     }
 
     /// Consumer: the oldest value, or nil when the ring is empty. Never allocates.
@@ -50,9 +45,6 @@ public final class LockFreeQueue<Element: BitwiseCopyable>: @unchecked Sendable 
         while let value = pop() { drained.append(value) }
         return drained
     }
-
-    /// Values that found the ring full.
-    public var lost: Int { lostCount.load(ordering: .relaxed) }
 }
 
 /// A click the audio thread started, as the trace and the printed lines see it.

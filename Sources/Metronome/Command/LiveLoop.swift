@@ -106,7 +106,7 @@ final class LiveLoop {
         let heard = heardClock.heardFrame(at: clock.now(), sample: playback.position.snapshot())
         for key in pressed {
             switch controller.press(key, heardFrame: heard) {
-            case .commands(let commands): for command in commands { playback.send(command) }
+            case .command(let command): playback.send(command)
             case .quit: playback.stop()
             case .toggleHelp: helpShown.toggle()
             case .nothing: break

@@ -25,7 +25,7 @@ public struct PracticeController: Sendable {
 
     /// What a key does; `heardFrame` is the frame being heard when it was pressed.
     public enum Outcome: Equatable, Sendable {
-        case commands([PracticeCommand])
+        case command(PracticeCommand)
         case quit
         case toggleHelp
         case nothing
@@ -46,12 +46,12 @@ public struct PracticeController: Sendable {
             case UInt8(ascii: "?"), UInt8(ascii: "h"): return .toggleHelp
             case UInt8(ascii: " "):
                 paused.toggle()
-                return .commands([paused ? .pause : .resume])
+                return .command(paused ? .pause : .resume)
             case UInt8(ascii: "t"), UInt8(ascii: "T"): return tap(at: heardFrame)
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return .commands([.beatsPerBar(Int(byte - UInt8(ascii: "0")))])
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return .command(.beatsPerBar(Int(byte - UInt8(ascii: "0"))))
             case UInt8(ascii: "m"), UInt8(ascii: "M"):
                 muted.toggle()
-                return .commands([.mute(muted)])
+                return .command(.mute(muted))
             case UInt8(ascii: "+"), UInt8(ascii: "="): return changeVolume(by: 10)
             case UInt8(ascii: "-"), UInt8(ascii: "_"): return changeVolume(by: -10)
             default: return .nothing
@@ -69,14 +69,14 @@ public struct PracticeController: Sendable {
         let new = Tempo(clamping: millibeats)
         guard new != tempo else { return .nothing }
         tempo = new
-        return .commands([.tempo(new, gain: gain(for: new))])
+        return .command(.tempo(new, gain: gain(for: new)))
     }
 
     private mutating func changeVolume(by percent: Int) -> Outcome {
         let new = min(max(volumePercent + percent, 0), 100)
         guard new != volumePercent else { return .nothing }
         volumePercent = new
-        return .commands([.gain(gain(for: tempo))])
+        return .command(.gain(gain(for: tempo)))
     }
 
     /// Tap tempo: the mean interval of the series' taps, rounded to 0.1 bpm;
@@ -92,6 +92,6 @@ public struct PracticeController: Sendable {
         let span = frame - first
         let tenths = (1_200 * rate.framesPerSecond * Int64(taps.count - 1) + span) / (2 * span)
         tempo = Tempo(clamping: tenths * 100)
-        return .commands([.tap(tempo, tapFrame: frame, gain: gain(for: tempo))])
+        return .command(.tap(tempo, tapFrame: frame, gain: gain(for: tempo)))
     }
 }

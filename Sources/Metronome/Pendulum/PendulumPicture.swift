@@ -39,20 +39,17 @@ public struct PendulumStatus: Sendable, Equatable {
         }
         let position = bar.map { "\($0):\(beatInBar)" } ?? "-:-"
         let clock = Self.twoDigits(elapsedSeconds / 60) + ":" + Self.twoDigits(elapsedSeconds % 60)
+        let place = ["\(tempo) bpm", bell ? meter.description : "\(meter) no bell", position]
+        var state = [clock]
+        if paused { state.append("PAUSED") }
+        if muted { state.append("muted") }
+        if underruns > 0 { state.append("underruns \(underruns)") }
         // Where the width is short the beat boxes go first, then the help key; the quit key stays.
-        for (withBeats, withHelp) in [(true, true), (false, true), (false, false)] {
-            var parts = ["\(tempo) bpm", bell ? meter.description : "\(meter) no bell", position]
-            if withBeats, !beats.isEmpty { parts.append(beats) }
-            parts.append(clock)
-            if paused { parts.append("PAUSED") }
-            if muted { parts.append("muted") }
-            if underruns > 0 { parts.append("underruns \(underruns)") }
-            if withHelp { parts.append("? keys") }
-            parts.append("q quit")
-            let line = parts.joined(separator: "  ")
-            if line.utf8.count <= width || !withHelp && !withBeats { return String(line.utf8.prefix(width)) ?? "" }
-        }
-        return ""
+        let lines = [place + (beats.isEmpty ? [] : [beats]) + state + ["? keys", "q quit"],
+                     place + state + ["? keys", "q quit"],
+                     place + state + ["q quit"]].map { $0.joined(separator: "  ") }
+        let line = lines.first { $0.utf8.count <= width } ?? lines[2]
+        return String(line.utf8.prefix(width)) ?? ""
     }
 }
 

@@ -37,9 +37,4 @@ public final class KeyInput {
         let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
         return count > 0 ? Array(buffer[..<count]) : []
     }
-
-    /// `q`, `Q` or a lone Esc: the keys that quit.
-    public static func isQuit(_ bytes: [UInt8]) -> Bool {
-        bytes.contains(UInt8(ascii: "q")) || bytes.contains(UInt8(ascii: "Q")) || bytes == [0x1B]
-    }
 }

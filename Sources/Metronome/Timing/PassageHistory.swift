@@ -13,9 +13,8 @@ public struct PassageHistory: Sendable {
     /// A passage from `passage.firstClick` on. It replaces the ones it
     /// overrides; a resume keeps the pause before it, so the rod can rest.
     public mutating func append(_ passage: Passage) {
-        passages.removeAll { old in
-            old.firstClick > passage.firstClick || (old.firstClick == passage.firstClick && !(old.paused && !passage.paused))
-        }
+        let resumed = { (old: Passage) in old.paused && !passage.paused }
+        passages.removeAll { $0.firstClick > passage.firstClick || $0.firstClick == passage.firstClick && !resumed($0) }
         passages.append(passage)
         if passages.count > Self.kept { passages.removeFirst(passages.count - Self.kept) }
     }
