@@ -1,6 +1,6 @@
 // Generates the metronome's own sounds: `swift run make-sounds [DIRECTORY]`
-// writes beat.wav and bell.wav (mono, 48 kHz, 16-bit, peak -3 dBFS) into
-// DIRECTORY (default: Sounds). The noise is seeded, so the output is the same
+// writes beat.wav, bell.wav, sub.wav and poly.wav (mono, 48 kHz, 16-bit;
+// peak -3 dBFS, the subdivision tick -12 dBFS) into DIRECTORY (default: Sounds). The noise is seeded, so the output is the same
 // on every run.
 import Glibc
 import Metronome
@@ -35,9 +35,9 @@ struct Resonator {
     }
 }
 
-func normalised(_ samples: [Double]) -> [Float] {
+func normalised(_ samples: [Double], peak target: Float = headroomPeak) -> [Float] {
     let peak = samples.reduce(0) { max($0, abs($1)) }
-    return samples.map { Float($0 / peak) * headroomPeak }
+    return samples.map { Float($0 / peak) * target }
 }
 
 /// A dry mechanical tick: a noise burst through broad, heavily damped
@@ -83,12 +83,48 @@ func bell() -> [Float] {
     return normalised(samples)
 }
 
+/// The subdivision tick: lighter and higher than the beat, gone in 20 ms,
+/// 9 dB under it, so the beats stay in front.
+func subdivision() -> [Float] {
+    var noise = Noise()
+    var body = [Resonator(frequency: 4_200, bandwidth: 1_800), Resonator(frequency: 7_000, bandwidth: 3_000)]
+    let count = Int(0.020 * rate)
+    var samples = [Double](repeating: 0, count: count)
+    for n in 0..<count {
+        let t = Double(n) / rate
+        let excitation = noise.next() * exp(-t / 0.0008)
+        var sum = excitation * 0.25
+        for index in body.indices { sum += body[index].process(excitation) }
+        let tail = n > count - 96 ? Double(count - n) / 96 : 1
+        samples[n] = sum * exp(-t / 0.003) * tail
+    }
+    return normalised(samples, peak: 0.251)  // -12 dBFS
+}
+
+/// The second voice of a polyrhythm: a woodblock, a short pitched knock
+/// (two partials near 800 Hz) that stands apart from tick and bell; 80 ms.
+func polyrhythm() -> [Float] {
+    var noise = Noise()
+    let count = Int(0.080 * rate)
+    var samples = [Double](repeating: 0, count: count)
+    for n in 0..<count {
+        let t = Double(n) / rate
+        var sum = sin(2 * Double.pi * 784 * t) * exp(-t / 0.018) + 0.5 * sin(2 * Double.pi * 2_140 * t) * exp(-t / 0.008)
+        sum += noise.next() * 0.3 * exp(-t / 0.001)
+        let tail = n > count - 240 ? Double(count - n) / 240 : 1
+        samples[n] = sum * tail
+    }
+    return normalised(samples)
+}
+
 let directory = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "Sounds"
 do {
     let format = try OutputFormat(path: "x.wav", sampleFormat: .pcm16)
     try Sound(samples: beat(), rate: .standard).write(to: "\(directory)/beat.wav", format: format)
     try Sound(samples: bell(), rate: .standard).write(to: "\(directory)/bell.wav", format: format)
-    print("wrote \(directory)/beat.wav and \(directory)/bell.wav")
+    try Sound(samples: subdivision(), rate: .standard).write(to: "\(directory)/sub.wav", format: format)
+    try Sound(samples: polyrhythm(), rate: .standard).write(to: "\(directory)/poly.wav", format: format)
+    print("wrote beat.wav, bell.wav, sub.wav and poly.wav in \(directory)")
 } catch {
     StandardError.report("\(error)", program: "make-sounds")
     exit(1)

@@ -14,6 +14,8 @@ struct MetronomeCommand: ParsableCommand {
             Examples:
               metronome --bpm 90
               metronome --bpm 132.5 --meter 3/4 --volume 0.6
+              metronome --bpm 160 --meter 2+2+3/8 --subdivide 2 --count-in 1
+              metronome --bpm 100 --polyrhythm 3:2 --gap 3:1
               metronome --bpm 137 --output click.wav --duration 1h
               metronome --bpm 120 --output click.flac --bars 64 --rate 44100
 
@@ -29,6 +31,39 @@ struct MetronomeCommand: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Beats per bar / note value; the bell rings on beat 1 (e.g. --meter 3/4). Default 4/4.", valueName: "n/d"))
     var meter: String?
+
+    @Option(name: .long, help: ArgumentHelp("One character a beat: X bell, x beat, . silent; as long as the bar (e.g. --pattern X.xx).", valueName: "pattern"))
+    var pattern: String?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Clicks a beat, 2 to 9: the ones between beats play a softer tick (e.g. --subdivide 3).", valueName: "n"))
+    var subdivide: String?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Swing: the second of two clicks a beat falls at this share of the beat, 0.5 to 0.75 (e.g. --swing 0.667).", valueName: "ratio"))
+    var swing: String?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Level of the clicks between beats, 0 to 1. Default 1.", valueName: "0..1"))
+    var subdivisionVolume: String?
+
+    @Option(name: .long, help: ArgumentHelp("Sound of the clicks between beats. Default: the built-in sub.wav.", valueName: "file"))
+    var subdivisionSound: String?
+
+    @Option(name: .long, help: ArgumentHelp("A second voice of A clicks against every B beats, from each bar start (e.g. --polyrhythm 3:2).", valueName: "a:b"))
+    var polyrhythm: String?
+
+    @Option(name: .long, help: ArgumentHelp("Sound of the second voice. Default: the built-in poly.wav.", valueName: "file"))
+    var polyrhythmSound: String?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Bars of count-in before bar 1, played 6 dB softer (e.g. --count-in 1).", valueName: "n"))
+    var countIn: String?
+
+    @Option(name: .long, help: ArgumentHelp("Gap trainer: play P bars, then mute M bars, over and over (e.g. --gap 3:1).", valueName: "p:m"))
+    var gap: String?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Mute this percentage of beats at random (e.g. --random-mute 20).", valueName: "pct"))
+    var randomMute: String?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seed for --random-mute: the same seed mutes the same beats.", valueName: "n"))
+    var seed: String?
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Volume from 0 to 1 (e.g. --volume 0.5). Default 1.", valueName: "0..1"))
     var volume: String?
@@ -92,7 +127,11 @@ struct MetronomeCommand: ParsableCommand {
                      output: output, format: format, device: device, latency: latency,
                      beatSound: beatSound, bellSound: bellSound, pendulum: !noPendulum,
                      angle: angle, easing: easing, clickAt: clickAt, visualOffset: visualOffset, fps: fps,
-                     trace: trace, verbose: verbose, quiet: quiet)
+                     trace: trace, verbose: verbose, quiet: quiet,
+                     rhythm: RhythmOptions(pattern: pattern, subdivide: subdivide, swing: swing,
+                                           subdivisionVolume: subdivisionVolume, subdivisionSound: subdivisionSound,
+                                           polyrhythm: polyrhythm, polyrhythmSound: polyrhythmSound, countIn: countIn,
+                                           gap: gap, randomMute: randomMute, seed: seed))
     }
 
     func validate() throws {

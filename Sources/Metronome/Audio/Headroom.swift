@@ -8,12 +8,33 @@
 /// mix whatever the phase of the clicks; the gain scales that bound to 1.
 /// It changes only with the tempo or the volume, so it never pumps, and it is
 /// 1 for ordinary tempi, where a click has decayed before the next one.
+///
+/// With subdivisions the main voice's clicks come closer (the shortest gap
+/// between two of its clicks); the second voice of a polyrhythm can sound
+/// with any of them, so its own bound is added.
 public struct Headroom: Sendable {
     /// Each sound's decay envelope, made once.
     private let envelopes: [[Float]]
+    private let polyrhythmEnvelope: [Float]?
+    private let rhythm: Rhythm
 
-    public init(sounds: [[Float]]) {
+    /// `sounds`: the main voice's (beat, bell, subdivision).
+    public init(sounds: [[Float]], rhythm: Rhythm = .plain, polyrhythmSound: [Float]? = nil) {
         envelopes = sounds.map(Self.decayEnvelope)
+        polyrhythmEnvelope = rhythm.polyrhythm == nil ? nil : polyrhythmSound.map(Self.decayEnvelope)
+        self.rhythm = rhythm
+    }
+
+    /// The gain for every click at the tempo of `schedule`: `volume / max(1, bound)`.
+    public func gain(for schedule: ClickSchedule, volume: Float) -> Float {
+        let beat = schedule.shortestInterval
+        let mainGap = beat * Int64(rhythm.subdivision.shortestGapThousandths) / 1000
+        var bound = Self.peakBound(envelopes, shortestInterval: mainGap)
+        if let polyrhythm = rhythm.polyrhythm, let polyrhythmEnvelope {
+            let gap = beat * Int64(polyrhythm.beats) / Int64(polyrhythm.clicks)
+            bound += Self.peakBound([polyrhythmEnvelope], shortestInterval: gap)
+        }
+        return bound > 1 ? volume / bound : volume
     }
 
     /// `volume / max(1, bound)`.
@@ -33,6 +54,10 @@ public struct Headroom: Sendable {
     }
 
     public func peakBound(shortestInterval: Int64) -> Float {
+        Self.peakBound(envelopes, shortestInterval: shortestInterval)
+    }
+
+    private static func peakBound(_ envelopes: [[Float]], shortestInterval: Int64) -> Float {
         let step = max(Int(shortestInterval), 1)
         let longest = envelopes.map(\.count).max() ?? 0
         var bound: Float = 0

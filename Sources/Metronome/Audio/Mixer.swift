@@ -10,10 +10,12 @@ public final class Mixer: @unchecked Sendable {
         var gain: Float
     }
 
-    /// A sound being played: which slot, and the next sample of it to mix.
+    /// A sound being played: which slot, the next sample of it to mix, and
+    /// its own level (an accent, a count-in), times the slot's gain.
     struct Voice {
         var slot: Int
         var position: Int
+        var level: Float
     }
 
     private let slots: UnsafeMutableBufferPointer<Slot>
@@ -57,7 +59,7 @@ public final class Mixer: @unchecked Sendable {
             let slot = slots[voice.slot]
             let remaining = slot.count - voice.position
             let frames = min(remaining, count)
-            Self.add(slot.samples + voice.position, gain: slot.gain, into: output, count: frames)
+            Self.add(slot.samples + voice.position, gain: slot.gain * voice.level, into: output, count: frames)
             if remaining <= count {
                 activeVoices -= 1
                 voices[index] = voices[activeVoices]
@@ -69,16 +71,17 @@ public final class Mixer: @unchecked Sendable {
     }
 
     /// Starts the sound in `slot` at `offset` frames into `output[0..<count]`
-    /// and mixes its first part; it keeps playing in later calls to `mix`.
+    /// at `level` times the slot's gain, and mixes its first part; it keeps
+    /// playing in later calls to `mix`.
     @inline(__always)
-    public func start(slot slotIndex: Int, at offset: Int, into output: UnsafeMutablePointer<Float>, count: Int) {
+    public func start(slot slotIndex: Int, level: Float = 1, at offset: Int, into output: UnsafeMutablePointer<Float>, count: Int) {
         let slot = slots[slotIndex]
         let frames = min(slot.count, count - offset)
-        Self.add(slot.samples, gain: slot.gain, into: output + offset, count: frames)
+        Self.add(slot.samples, gain: slot.gain * level, into: output + offset, count: frames)
         guard frames < slot.count else { return }
         // The capacity covers every click that can still ring; never write past it.
         guard activeVoices < voiceCapacity else { return }
-        voices[activeVoices] = Voice(slot: slotIndex, position: frames)
+        voices[activeVoices] = Voice(slot: slotIndex, position: frames, level: level)
         activeVoices += 1
     }
 

@@ -41,6 +41,21 @@ public enum SoundLibrary {
         return (beatSound, bellSound)
     }
 
+    /// Every sound a rhythm plays at `rate`: the beat and the bell, and the
+    /// subdivision tick and second voice only when the rhythm has them.
+    public static func load(beat: String?, bell: String?, subdivision: String?, polyrhythm: String?,
+                            rhythm: Rhythm, rate: SampleRate) throws(MetronomeError) -> ClickSounds {
+        let (beatSound, bellSound) = try load(beat: beat, bell: bell, rate: rate)
+        var sounds = ClickSounds(beat: beatSound, bell: bellSound)
+        if rhythm.subdivision.clicksPerBeat > 1 {
+            sounds.subdivision = try Sound.load(contentsOf: try path(subdivision, orBuiltIn: "sub.wav"), rate: rate)
+        }
+        if rhythm.polyrhythm != nil {
+            sounds.polyrhythm = try Sound.load(contentsOf: try path(polyrhythm, orBuiltIn: "poly.wav"), rate: rate)
+        }
+        return sounds
+    }
+
     private static func path(_ given: String?, orBuiltIn name: String) throws(MetronomeError) -> String {
         if let given { return given }
         return try builtIn(name)
@@ -56,5 +71,32 @@ public enum SoundLibrary {
     static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}
+
+/// The sounds of a run: nil where the rhythm does not use one.
+public struct ClickSounds: Sendable {
+    public var beat: Sound
+    public var bell: Sound
+    public var subdivision: Sound?
+    public var polyrhythm: Sound?
+
+    public init(beat: Sound, bell: Sound, subdivision: Sound? = nil, polyrhythm: Sound? = nil) {
+        self.beat = beat
+        self.bell = bell
+        self.subdivision = subdivision
+        self.polyrhythm = polyrhythm
+    }
+
+    /// The main voice's sounds, for the headroom: what a bar of `rhythm` plays.
+    public func mainVoice(rhythm: Rhythm, meter: Meter) -> [[Float]] {
+        var sounds = meter.beatsPerBar > 1 || rhythm.pattern != nil ? [beat.samples, bell.samples] : [bell.samples]
+        if let subdivision, rhythm.subdivision.clicksPerBeat > 1 { sounds.append(subdivision.samples) }
+        return sounds
+    }
+
+    /// The headroom for every tempo these sounds can be played at.
+    public func headroom(rhythm: Rhythm, meter: Meter) -> Headroom {
+        Headroom(sounds: mainVoice(rhythm: rhythm, meter: meter), rhythm: rhythm, polyrhythmSound: polyrhythm?.samples)
     }
 }

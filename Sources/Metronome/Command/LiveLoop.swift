@@ -131,7 +131,7 @@ final class LiveLoop {
         let started = clickLog.drain()
         guard !started.isEmpty else { return }
         if let trace { for click in started { trace.click(click) } }
-        if screen == nil, settings.verbosity != .quiet, settings.pendulum { pending += started }
+        if screen == nil, settings.verbosity != .quiet, settings.pendulum { pending += started.filter(\.sound.isBeat) }
     }
 
     /// The frame the picture shows at `now`: heard now, less the visual offset.
@@ -147,12 +147,13 @@ final class LiveLoop {
         let passage = history.passage(atFrame: shown)
         let lastHeard = history.lastClick(atOrBefore: shown)
         let position = lastHeard >= 0 ? history.passage(forClick: lastHeard).bar(ofClick: lastHeard) : nil
+        let countIn = position.map { $0.bar < 0 } ?? false
         let status = PendulumStatus(tempo: passage.tempo, meter: passage.meter,
-                                    bar: position.map { $0.bar + 1 },
+                                    bar: position.map { shownBar($0.bar) },
                                     beatInBar: position.map { Int($0.beat) + 1 } ?? 0,
                                     elapsedSeconds: max(0, shown) / passage.grid.rate.framesPerSecond,
                                     underruns: playback.underruns,
-                                    bell: passage.bell, paused: controller.paused, muted: controller.muted)
+                                    bell: passage.bell, paused: controller.paused, muted: controller.muted, countIn: countIn)
         if grid.width != size.width || grid.height != size.height {
             grid = TextGrid(width: size.width, height: size.height)
             lastStatus = nil
@@ -167,6 +168,11 @@ final class LiveLoop {
         trace?.frame(time: now, audioFrame: shown, angle: angle)
     }
 
+    /// Bars as a musician counts them, from 1; the count-in's from 1 within it.
+    private func shownBar(_ bar: Int64) -> Int64 {
+        bar < 0 ? settings.rhythm.countInBars + bar + 1 : bar + 1
+    }
+
     /// Without a terminal: a line per bar as it is heard (a line per click with --verbose).
     private func printHeardClicks(at now: MonotonicInstant) {
         guard !pending.isEmpty else { return }
@@ -176,7 +182,7 @@ final class LiveLoop {
         while index < pending.count, pending[index].frame <= heard {
             let click = pending[index]
             let passage = motion.history.passage(forClick: click.click)
-            let bar = click.bar + 1, beat = click.beatInBar + 1
+            let bar = (click.bar < 0 ? "count-in " : "") + "\(shownBar(click.bar))", beat = click.beatInBar + 1
             let seconds = Double(click.frame) / Double(passage.grid.rate.framesPerSecond)
             let time = (seconds * 1000).rounded() / 1000
             if settings.verbosity == .verbose {

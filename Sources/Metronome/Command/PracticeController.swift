@@ -61,8 +61,7 @@ public struct PracticeController: Sendable {
 
     /// The gain for the volume at a tempo: the volume, lowered if clicks that close would clip.
     public func gain(for tempo: Tempo) -> Float {
-        let interval = ClickSchedule(tempo: tempo, rate: rate).shortestInterval
-        return headroom.gain(shortestInterval: interval, volume: Float(volumePercent) / 100)
+        headroom.gain(for: ClickSchedule(tempo: tempo, rate: rate), volume: Float(volumePercent) / 100)
     }
 
     private mutating func changeTempo(to millibeats: Int64) -> Outcome {

@@ -12,9 +12,9 @@ public enum Session {
     }
 
     static func render(_ settings: Settings, to output: String, format: OutputFormat, signals: TerminationSignals) throws(MetronomeError) -> Int32 {
-        let sounds = try SoundLibrary.load(beat: settings.beatSound, bell: settings.bellSound, rate: settings.rate)
+        let sounds = try loadSounds(settings, rate: settings.rate)
         let track = ClickTrack(schedule: ClickSchedule(tempo: settings.tempo, meter: settings.meter, rate: settings.rate),
-                               beat: sounds.beat, bell: sounds.bell, volume: settings.volume, length: settings.length)
+                               sounds: sounds, volume: settings.volume, length: settings.length, rhythm: settings.rhythm)
         let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
         let clickLog = ClickLog(capacity: 1 << 16)
         if trace != nil { track.clickLog = clickLog }
@@ -43,14 +43,14 @@ public enum Session {
 
     static func play(_ settings: Settings, signals: TerminationSignals) throws(MetronomeError) -> Int32 {
         // Check the sounds before touching the device.
-        var sounds = try SoundLibrary.load(beat: settings.beatSound, bell: settings.bellSound, rate: settings.rate)
+        var sounds = try loadSounds(settings, rate: settings.rate)
         let sink = try openSink(settings)
         if sink.rate != settings.rate {
             // Load again at the device's rate: one conversion from the file, not two.
-            sounds = try SoundLibrary.load(beat: settings.beatSound, bell: settings.bellSound, rate: sink.rate)
+            sounds = try loadSounds(settings, rate: sink.rate)
         }
         let track = ClickTrack(schedule: ClickSchedule(tempo: settings.tempo, meter: settings.meter, rate: sink.rate),
-                               beat: sounds.beat, bell: sounds.bell, volume: settings.volume, length: settings.length)
+                               sounds: sounds, volume: settings.volume, length: settings.length, rhythm: settings.rhythm)
         let clickLog = ClickLog()
         track.clickLog = clickLog
         let passageLog = LockFreeQueue<Passage>(capacity: 256)
@@ -58,7 +58,7 @@ public enum Session {
         let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
         let playback = LivePlayback(track: track, sink: sink)
         let controller = PracticeController(tempo: settings.tempo, volume: settings.volume, rate: sink.rate,
-                                            headroom: Headroom(sounds: [sounds.beat.samples, sounds.bell.samples]))
+                                            headroom: sounds.headroom(rhythm: settings.rhythm, meter: settings.meter))
         let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace,
                               clickLog: clickLog, passageLog: passageLog, controller: controller).run()
 
@@ -69,6 +69,11 @@ public enum Session {
             throw MetronomeError(.ioError, "audio device '\(sink.name)' failed: \(failure.message)")
         }
         return status
+    }
+
+    static func loadSounds(_ settings: Settings, rate: SampleRate) throws(MetronomeError) -> ClickSounds {
+        try SoundLibrary.load(beat: settings.beatSound, bell: settings.bellSound, subdivision: settings.subdivisionSound,
+                              polyrhythm: settings.polyrhythmSound, rhythm: settings.rhythm, rate: rate)
     }
 
     /// The ALSA device, or silence when the default device is missing.

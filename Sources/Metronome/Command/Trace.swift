@@ -19,9 +19,15 @@ public final class Trace {
 
     deinit { fclose(file) }
 
+    /// Count-in bars are `-N` to `-1` with `"countIn":true`; a subdivision
+    /// or a second-voice click has its `index` in its beat or bar.
     public func click(_ click: StartedClick) {
-        let sound = click.bell ? "bell" : "beat"
-        line("{\"type\":\"click\",\"frame\":\(click.frame),\"beat\":\(click.click),\"bar\":\(click.bar + 1),\"beatInBar\":\(click.beatInBar + 1),\"sound\":\"\(sound)\"}")
+        let countIn = click.bar < 0
+        var text = "{\"type\":\"click\",\"frame\":\(click.frame),\"beat\":\(click.click),\"bar\":\(countIn ? click.bar : click.bar + 1),"
+        text += "\"beatInBar\":\(click.beatInBar + 1),\"sound\":\"\(click.sound)\""
+        if !click.sound.isBeat { text += ",\"index\":\(click.index)" }
+        if countIn { text += ",\"countIn\":true" }
+        line(text + "}")
     }
 
     public func frame(time: MonotonicInstant, audioFrame: Int64, angle: Double) {

@@ -13,9 +13,11 @@ public struct PendulumStatus: Sendable, Equatable {
     public var bell: Bool
     public var paused: Bool
     public var muted: Bool
+    /// Whether `bar` is a bar of the count-in (counted from 1 within it).
+    public var countIn: Bool
 
     public init(tempo: Tempo, meter: Meter, bar: Int64?, beatInBar: Int, elapsedSeconds: Int64, underruns: Int,
-                bell: Bool = true, paused: Bool = false, muted: Bool = false) {
+                bell: Bool = true, paused: Bool = false, muted: Bool = false, countIn: Bool = false) {
         self.tempo = tempo
         self.meter = meter
         self.bar = bar
@@ -25,6 +27,7 @@ public struct PendulumStatus: Sendable, Equatable {
         self.bell = bell
         self.paused = paused
         self.muted = muted
+        self.countIn = countIn
     }
 
     static func twoDigits(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
@@ -37,7 +40,7 @@ public struct PendulumStatus: Sendable, Equatable {
                 beats += bar != nil && beat == beatInBar ? "[\(beat)]" : " \(beat) "
             }
         }
-        let position = bar.map { "\($0):\(beatInBar)" } ?? "-:-"
+        let position = bar.map { (countIn ? "count-in " : "") + "\($0):\(beatInBar)" } ?? "-:-"
         let clock = Self.twoDigits(elapsedSeconds / 60) + ":" + Self.twoDigits(elapsedSeconds % 60)
         let place = ["\(tempo) bpm", bell ? meter.description : "\(meter) no bell", position]
         var state = [clock]

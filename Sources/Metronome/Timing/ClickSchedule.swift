@@ -33,6 +33,15 @@ public struct ClickSchedule: Sendable, Equatable, BitwiseCopyable {
                                                       plus: halfDenominator, dividedBy: denominator))
     }
 
+    /// The frame of `tick`, counted from click 0 in ticks of `1/ticksPerBeat`
+    /// beat: `floor(tick * 60 * R / (B * T) + 1/2)`, so tick `k * T` is click `k`.
+    @inline(__always)
+    public func frame(ofTick tick: Int64, ticksPerBeat: Int64) -> Int64 {
+        precondition(tick >= 0, "ticks are counted from 0")
+        let perTick = halfDenominator * UInt64(ticksPerBeat)
+        return Int64(ExactArithmetic.floorMultiplyAdd(UInt64(tick), numeratorPerClick, plus: perTick, dividedBy: 2 * perTick))
+    }
+
     /// The first click that starts at or after `frame`.
     ///
     /// `frame(k) >= f` holds exactly when `k * 120000R >= (2f - 1) * m`, so the

@@ -21,18 +21,22 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
     /// Paused: no clicks from `pauseFrame` on.
     public var paused: Bool
     public var pauseFrame: Int64
+    /// Accents, subdivisions, the second voice, the count-in and muted beats.
+    public var rhythm: Rhythm
 
-    /// The passage a run starts with: click 0 at frame 0, bar 0.
-    public init(schedule: ClickSchedule) {
+    /// The passage a run starts with: click 0 at frame 0, the first bar of
+    /// the count-in (bar -N) or bar 0.
+    public init(schedule: ClickSchedule, rhythm: Rhythm = .plain) {
         firstClick = 0
         originClick = 0
         originFrame = 0
         grid = schedule
         barClick = 0
-        barNumber = 0
+        barNumber = -rhythm.countInBars
         bell = true
         paused = false
         pauseFrame = 0
+        self.rhythm = rhythm
     }
 
     public var tempo: Tempo { grid.tempo }
@@ -63,7 +67,34 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
     public func startsBar(_ click: Int64) -> Bool { bar(ofClick: click).beat == 0 }
 
     @inline(__always)
-    public func isBell(click: Int64) -> Bool { bell && startsBar(click) }
+    public func isBell(click: Int64) -> Bool { sound(ofClick: click) == .bell }
+
+    /// What beat `click` plays: the pattern's choice, else the bell on the
+    /// first beat and an accent where a later group starts; nil for a rest.
+    @inline(__always)
+    public func sound(ofClick click: Int64) -> ClickSound? {
+        let beat = Int(bar(ofClick: click).beat)
+        if let pattern = rhythm.pattern, pattern.beats == grid.meter.beatsPerBar {
+            let bit: UInt32 = 1 << UInt32(beat)
+            if pattern.rests & bit != 0 { return nil }
+            return pattern.accents & bit != 0 && bell ? .bell : .beat
+        }
+        guard bell else { return .beat }
+        if beat == 0 { return .bell }
+        return grid.meter.startsGroup(beat: beat) ? .accent : .beat
+    }
+
+    /// Whether beat `click`, in bar `bar`, is muted by the gap trainer or at random (never in the count-in).
+    @inline(__always)
+    public func isMuted(click: Int64, bar: Int64) -> Bool {
+        rhythm.muting.mutes(bar: bar) || (bar >= 0 && rhythm.muting.mutesAtRandom(click: click))
+    }
+
+    /// The frame of `tick` (counted from click 0 in ticks of `1/ticksPerBeat` beat) on this passage's grid.
+    @inline(__always)
+    public func frame(ofTick tick: Int64, ticksPerBeat: Int64) -> Int64 {
+        originFrame + grid.frame(ofTick: tick - originClick * ticksPerBeat, ticksPerBeat: ticksPerBeat)
+    }
 
     /// The frame where this passage takes over from the one before.
     public var startFrame: Int64 { paused ? pauseFrame : frame(ofClick: firstClick) }
@@ -93,12 +124,14 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
         return passage
     }
 
-    /// From click `next`, a bar start, bars of `beats` (0: the same bars without the bell).
+    /// From click `next`, a bar start, bars of `beats` (0: the same bars
+    /// without the bell). Additive groups, and a pattern of another length, are dropped.
     public func changingMeter(beats: Int, next: Int64) -> Passage {
         var passage = self
         let (bar, _) = self.bar(ofClick: next)
         if beats > 0, let meter = Meter(beatsPerBar: beats, noteValue: grid.meter.noteValue) {
             passage.grid = ClickSchedule(tempo: grid.tempo, meter: meter, rate: grid.rate)
+            if let pattern = rhythm.pattern, pattern.beats != beats { passage.rhythm.pattern = nil }
         }
         passage.bell = beats > 0
         passage.firstClick = next

@@ -1,0 +1,69 @@
+/// The gap trainer: `--gap P:M` plays P bars and mutes M, over and over;
+/// `--random-mute PCT` mutes that share of beats at random, the same ones for
+/// the same `--seed`. Muted beats still count and the pendulum still swings.
+///
+/// Each answer is a pure function of the bar or beat number, so the audio
+/// thread asks it with no state and no allocation.
+public struct BeatMuting: Hashable, Sendable, BitwiseCopyable {
+    public var playedBars: Int64 = 0
+    public var mutedBars: Int64 = 0
+    /// Beats muted at random, in hundredths of a percent (0 to 10000).
+    public var randomBasisPoints: UInt64 = 0
+    public var seed: UInt64 = 0
+
+    public static let none = BeatMuting()
+
+    public init() {}
+
+    /// Parses `--gap`, `--random-mute` and `--seed` (nil: not given).
+    public init(gap: String?, randomMute: String?, seed: String?) throws(MetronomeError) {
+        if let gap {
+            let parts = gap.trimmingSpaces.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let played = Int64(parts[0]), let muted = Int64(parts[1]),
+                  (1...1000).contains(played), (1...1000).contains(muted) else {
+                throw .usage("gap '\(gap)' is not allowed: use PLAYED:MUTED bars, 1 to 1000 each, e.g. 3:1")
+            }
+            playedBars = played
+            mutedBars = muted
+        }
+        if let randomMute {
+            guard let basisPoints = ExactDecimal.parse(randomMute, places: 2, in: 0...10_000) else {
+                throw .usage("random mute '\(randomMute)' is not allowed: use a percentage from 0 to 100, e.g. 25")
+            }
+            randomBasisPoints = UInt64(basisPoints)
+        }
+        if let seed {
+            guard let value = UInt64(seed.trimmingSpaces) else {
+                throw .usage("seed '\(seed)' is not allowed: use a whole number from 0 to \(UInt64.max)")
+            }
+            self.seed = value
+        } else if randomBasisPoints > 0 {
+            // No seed asked for: a different choice each run.
+            var generator = SystemRandomNumberGenerator()
+            self.seed = generator.next()
+        }
+    }
+
+    /// Whether bar `bar` (from 0; the count-in is before 0) is a muted bar of the gap trainer.
+    @inline(__always)
+    public func mutes(bar: Int64) -> Bool {
+        guard mutedBars > 0, bar >= 0 else { return false }
+        return bar % (playedBars + mutedBars) >= playedBars
+    }
+
+    /// Whether beat `click` (every beat from 0) is muted at random.
+    @inline(__always)
+    public func mutesAtRandom(click: Int64) -> Bool {
+        guard randomBasisPoints > 0 else { return false }
+        return Self.mix(seed &+ UInt64(bitPattern: click) &* 0x9E37_79B9_7F4A_7C15) % 10_000 < randomBasisPoints
+    }
+
+    /// splitmix64's finaliser: every input bit moves every output bit.
+    @inline(__always)
+    static func mix(_ value: UInt64) -> UInt64 {
+        var z = value &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,34 @@
+/// `--polyrhythm A:B`: a second voice of A evenly spaced clicks against every
+/// B beats, counted again from the start of each bar.
+public struct Polyrhythm: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
+    public let clicks: Int
+    public let beats: Int
+
+    /// Parses `3:2`, `5:4`: 1 to 16 clicks against 1 to the beats of a bar.
+    public init(parsing text: String, beatsPerBar: Int) throws(MetronomeError) {
+        let parts = text.trimmingSpaces.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let clicks = Int(parts[0]), let beats = Int(parts[1]) else {
+            throw .usage("polyrhythm '\(text)' is not of the form CLICKS:BEATS: use e.g. 3:2 for three against two")
+        }
+        guard (1...16).contains(clicks) else {
+            throw .usage("polyrhythm '\(text)' has \(clicks) clicks: use 1 to 16")
+        }
+        guard (1...beatsPerBar).contains(beats) else {
+            throw .usage("polyrhythm '\(text)' spans \(beats) beats but the bar has \(beatsPerBar): use 1 to \(beatsPerBar)")
+        }
+        self.clicks = clicks
+        self.beats = beats
+    }
+
+    /// How many of its clicks fall in a bar of `beatsPerBar` beats: `ceil(beatsPerBar * A / B)`.
+    @inline(__always)
+    public func clicksPerBar(beatsPerBar: Int) -> Int64 {
+        (Int64(beatsPerBar) * Int64(clicks) + Int64(beats) - 1) / Int64(beats)
+    }
+
+    /// Click `u` of a bar sits `u * B / A` beats after the bar starts: tick `u * B` in ticks of `1/A` beat.
+    @inline(__always)
+    public func tick(ofClick index: Int64) -> Int64 { index * Int64(beats) }
+
+    public var description: String { "\(clicks):\(beats)" }
+}

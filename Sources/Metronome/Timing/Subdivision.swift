@@ -1,0 +1,54 @@
+/// `--subdivide N` and `--swing R`: N evenly spaced clicks a beat, the ones
+/// between beats played by the subdivision sound; with swing, the second of
+/// two falls at R of the beat instead of half way (0.5 is straight, 0.667 a
+/// triplet feel).
+public struct Subdivision: Hashable, Sendable, BitwiseCopyable {
+    /// Clicks a beat, the beat itself included: 1 (none) to 9.
+    public let clicksPerBeat: Int
+    /// Where the second of two clicks falls, in thousandths of the beat: 500 to 750.
+    public let swingThousandths: Int
+
+    public static let none = Subdivision(uncheckedClicks: 1, swing: 500)
+
+    private init(uncheckedClicks: Int, swing: Int) {
+        clicksPerBeat = uncheckedClicks
+        swingThousandths = swing
+    }
+
+    /// Parses `--subdivide` and `--swing`; swing alone means two clicks a beat.
+    public init(parsingClicks clicks: String?, swing: String?) throws(MetronomeError) {
+        var count = 1
+        if let clicks {
+            guard let value = Int(clicks.trimmingSpaces), (2...9).contains(value) else {
+                throw .usage("subdivide '\(clicks)' is not allowed: use 2 to 9 clicks a beat, e.g. 2 for eighths under quarter notes")
+            }
+            count = value
+        }
+        var thousandths = 500
+        if let swing {
+            guard let value = ExactDecimal.parse(swing, places: 3, in: 500...750) else {
+                throw .usage("swing '\(swing)' is not allowed: use a ratio from 0.5 (straight) to 0.75, e.g. 0.667")
+            }
+            guard count == 1 || count == 2 else {
+                throw .usage("--swing delays the second of two clicks a beat: use it with --subdivide 2 (or alone)")
+            }
+            count = 2
+            thousandths = Int(value)
+        }
+        self.init(uncheckedClicks: count, swing: thousandths)
+    }
+
+    /// The beat divided into this many ticks: every click falls on a tick.
+    public var ticksPerBeat: Int64 { swingThousandths == 500 ? Int64(clicksPerBeat) : 1000 }
+
+    /// The tick of click `index` (0 is the beat) within its beat.
+    @inline(__always)
+    public func tick(ofClick index: Int) -> Int64 {
+        swingThousandths == 500 ? Int64(index) : Int64(index) * Int64(swingThousandths)
+    }
+
+    /// The shortest time between two clicks, as a fraction of a beat (thousandths).
+    public var shortestGapThousandths: Int {
+        swingThousandths == 500 ? 1000 / clicksPerBeat : min(swingThousandths, 1000 - swingThousandths)
+    }
+}
