@@ -47,6 +47,11 @@ public final class ClickTrack: @unchecked Sendable {
     public var clickLog: ClickLog?
     /// Where each new passage is handed on (to the picture), if anywhere.
     public var passageLog: LockFreeQueue<Passage>?
+    /// Passages a plan (a tempo map, the speed trainer) has worked out ahead,
+    /// each taking over at its first click; fed by `PlanFeeder` off this thread.
+    public let plan: LockFreeQueue<Passage>?
+    /// Whether the plan still leads: a tempo, tap, meter or pause key leaves it for good.
+    public private(set) var followsPlan = true
 
     /// A track of `sounds` (the beat and the bell stand in for a subdivision or second voice not given).
     public convenience init(schedule: ClickSchedule, sounds: ClickSounds, volume: Float = 1, length: TrackLength = .endless,
@@ -55,10 +60,19 @@ public final class ClickTrack: @unchecked Sendable {
                   rhythm: rhythm, subdivision: sounds.subdivision, polyrhythm: sounds.polyrhythm)
     }
 
+    /// A track that follows `plan`, whose passages `feeder` hands over ahead of time.
+    public convenience init(plan: TempoPlan, feeder: PlanFeeder, sounds: ClickSounds, volume: Float = 1,
+                            length: TrackLength = .endless) {
+        self.init(schedule: plan.firstSchedule, beat: sounds.beat, bell: sounds.bell, volume: volume * plan.loudest,
+                  length: length, rhythm: plan.firstRhythm, subdivision: sounds.subdivision, polyrhythm: sounds.polyrhythm,
+                  plan: feeder.queue, fastest: plan.fastestSchedule)
+    }
+
     /// The beat and bell, and for a rhythm that uses them the subdivision and second-voice sounds
     /// (the beat and the bell stand in for them when not given).
     public init(schedule: ClickSchedule, beat: Sound, bell: Sound, volume: Float = 1, length: TrackLength = .endless,
-                rhythm: Rhythm = .plain, subdivision: Sound? = nil, polyrhythm: Sound? = nil) {
+                rhythm: Rhythm = .plain, subdivision: Sound? = nil, polyrhythm: Sound? = nil,
+                plan: LockFreeQueue<Passage>? = nil, fastest: ClickSchedule? = nil) {
         let subdivision = subdivision ?? beat, polyrhythm = polyrhythm ?? bell
         for sound in [beat, bell, subdivision, polyrhythm] {
             precondition(sound.rate == schedule.rate, "sounds must be at the schedule's rate")
@@ -66,11 +80,13 @@ public final class ClickTrack: @unchecked Sendable {
         self.schedule = schedule
         self.length = length
         passage = Passage(schedule: schedule, rhythm: rhythm)
+        passage.plannedMore = plan != nil
         previous = passage
+        self.plan = plan
         soundLengths = (Int64(beat.samples.count), Int64(bell.samples.count),
                         Int64(subdivision.samples.count), Int64(polyrhythm.samples.count))
         let sounds = ClickSounds(beat: beat, bell: bell, subdivision: subdivision, polyrhythm: polyrhythm)
-        gain = sounds.headroom(rhythm: rhythm, meter: schedule.meter).gain(for: schedule, volume: volume)
+        gain = sounds.headroom(rhythm: rhythm, meter: schedule.meter).gain(for: fastest ?? schedule, volume: volume)
 
         // Enough voices for every click that can still ring at the fastest tempo a key can reach, plus the one starting.
         let fastest = ClickSchedule(tempo: Tempo(clamping: .max), rate: schedule.rate).shortestInterval
@@ -91,6 +107,9 @@ public final class ClickTrack: @unchecked Sendable {
         case .bars(let bars):
             clickLimit = countInClicks + bars * Int64(schedule.meter.beatsPerBar)
             frameLimit = .max
+        case .beats(let beats):
+            clickLimit = countInClicks + beats
+            frameLimit = .max
         }
         endFrame = end(of: passage)
     }
@@ -105,8 +124,9 @@ public final class ClickTrack: @unchecked Sendable {
         switch length {
         case .endless: return nil
         case .playtime: return frameLimit
-        case .bars:
-            guard !passage.paused else { return nil }
+        case .bars, .beats:
+            // Not yet known while the passage playing to the end is still to come.
+            guard !passage.paused, !(passage.plannedMore && followsPlan) else { return nil }
             var end = passage.frame(ofClick: clickLimit)
             func ring(_ start: Int64, _ length: Int64) { end = max(end, start + length) }
             let last = clickLimit - 1
@@ -118,12 +138,12 @@ public final class ClickTrack: @unchecked Sendable {
             let subdivision = passage.rhythm.subdivision
             if subdivision.clicksPerBeat > 1 {
                 let tick = last * subdivision.ticksPerBeat + subdivision.tick(ofClick: subdivision.clicksPerBeat - 1)
-                ring(passage.frame(ofTick: tick, ticksPerBeat: subdivision.ticksPerBeat), soundLengths.subdivision)
+                ring(passage.frame(ofSubdivisionTick: tick), soundLengths.subdivision)
             }
             if let polyrhythm = passage.rhythm.polyrhythm, barStart >= passage.firstClick {
                 let index = polyrhythm.clicksPerBar(beatsPerBar: passage.meter.beatsPerBar) - 1
                 let tick = barStart * Int64(polyrhythm.clicks) + polyrhythm.tick(ofClick: index)
-                ring(passage.frame(ofTick: tick, ticksPerBeat: Int64(polyrhythm.clicks)), soundLengths.polyrhythm)
+                ring(passage.frame(ofPolyrhythmTick: tick), soundLengths.polyrhythm)
             }
             return end
         }
@@ -155,6 +175,7 @@ public final class ClickTrack: @unchecked Sendable {
         // No click of a paused passage's earlier beats after the pause.
         let stop = passage.paused ? min(blockEnd, passage.pauseFrame) : blockEnd
         while true {
+            takePlannedPassages()
             if nextClick < clickLimit, let beats = pendingBeats, !passage.paused, passage.startsBar(nextClick) {
                 pendingBeats = nil
                 change(to: passage.changingMeter(beats: beats, next: nextClick))
@@ -173,8 +194,10 @@ public final class ClickTrack: @unchecked Sendable {
                 break
             }
         }
-        position += Int64(frames)
-        return frames
+        // A plan's last passage, taken in this block, may have put the end inside it.
+        let produced = endFrame.map { Int(min(Int64(frames), max(0, $0 - position))) } ?? frames
+        position += Int64(produced)
+        return produced
     }
 
     private func nextBeatFrame() -> Int64 {
@@ -186,7 +209,7 @@ public final class ClickTrack: @unchecked Sendable {
         let subdivision = passage.rhythm.subdivision
         guard subdivision.clicksPerBeat > 1, subdivisionBeat < clickLimit, let timing = timing(ofBeat: subdivisionBeat) else { return .max }
         let tick = subdivisionBeat * subdivision.ticksPerBeat + subdivision.tick(ofClick: subdivisionIndex)
-        return timing.frame(ofTick: tick, ticksPerBeat: subdivision.ticksPerBeat)
+        return timing.frame(ofSubdivisionTick: tick)
     }
 
     private func nextPolyrhythmFrame() -> Int64 {
@@ -201,13 +224,13 @@ public final class ClickTrack: @unchecked Sendable {
         let tick = polyrhythmBar * Int64(polyrhythm.clicks) + polyrhythm.tick(ofClick: polyrhythmIndex)
         let click = tick / Int64(polyrhythm.clicks)
         guard click < clickLimit, let timing = timing(ofBeat: click) else { return .max }
-        return timing.frame(ofTick: tick, ticksPerBeat: Int64(polyrhythm.clicks))
+        return timing.frame(ofPolyrhythmTick: tick)
     }
 
     private func startBeat(at frame: Int64, into output: UnsafeMutablePointer<Float>, count: Int) {
         let (bar, beat) = passage.bar(ofClick: nextClick)
         if !muted, !passage.isMuted(click: nextClick, bar: bar), let sound = passage.sound(ofClick: nextClick) {
-            start(sound, slot: sound == .beat ? Slot.beat : Slot.bell, click: nextClick, index: 0,
+            start(sound, of: passage, slot: sound == .beat ? Slot.beat : Slot.bell, click: nextClick, index: 0,
                   bar: bar, beatInBar: beat, at: frame, into: output, count: count)
         }
         nextClick += 1
@@ -217,7 +240,7 @@ public final class ClickTrack: @unchecked Sendable {
         if let timing = timing(ofBeat: subdivisionBeat) {
             let (bar, beat) = timing.bar(ofClick: subdivisionBeat)
             if !muted, !timing.isMuted(click: subdivisionBeat, bar: bar) {
-                start(.subdivision, slot: Slot.subdivision, click: subdivisionBeat, index: subdivisionIndex,
+                start(.subdivision, of: timing, slot: Slot.subdivision, click: subdivisionBeat, index: subdivisionIndex,
                       bar: bar, beatInBar: beat, at: frame, into: output, count: count)
             }
         }
@@ -228,7 +251,7 @@ public final class ClickTrack: @unchecked Sendable {
         if let timing = timing(ofBeat: polyrhythmBar) {
             let (bar, _) = timing.bar(ofClick: polyrhythmBar)
             if !muted, !timing.rhythm.muting.mutes(bar: bar) {
-                start(.polyrhythm, slot: Slot.polyrhythm, click: polyrhythmBar, index: Int(polyrhythmIndex),
+                start(.polyrhythm, of: timing, slot: Slot.polyrhythm, click: polyrhythmBar, index: Int(polyrhythmIndex),
                       bar: bar, beatInBar: 0, at: frame, into: output, count: count)
             }
         }
@@ -236,10 +259,10 @@ public final class ClickTrack: @unchecked Sendable {
     }
 
     @inline(__always)
-    private func start(_ sound: ClickSound, slot: Int, click: Int64, index: Int, bar: Int64, beatInBar: Int64,
+    private func start(_ sound: ClickSound, of timing: Passage, slot: Int, click: Int64, index: Int, bar: Int64, beatInBar: Int64,
                        at frame: Int64, into output: UnsafeMutablePointer<Float>, count: Int) {
         guard frame >= position else { return }  // due in a stretch that was skipped
-        mixer.start(slot: slot, level: passage.rhythm.level(of: sound, bar: bar), at: Int(frame - position), into: output, count: count)
+        mixer.start(slot: slot, level: timing.rhythm.level(of: sound, bar: bar) * timing.volume, at: Int(frame - position), into: output, count: count)
         clickLog?.push(StartedClick(click: click, frame: frame, bar: bar, beatInBar: Int32(beatInBar),
                                     sound: sound, index: Int32(index)))
     }
@@ -252,10 +275,25 @@ public final class ClickTrack: @unchecked Sendable {
         mixer.advance(by: frame - position)
         position = frame
         guard !passage.paused else { return }
-        nextClick = max(nextClick, min(passage.firstClick(atOrAfter: frame), clickLimit))
+        takePlannedPassages(startingBy: frame)
+        var next = min(passage.firstClick(atOrAfter: frame), clickLimit)
+        if followsPlan, let planned = plan?.peek() { next = min(next, planned.firstClick) }
+        nextClick = max(nextClick, next)
         // The other voices pass over what fell due in the gap, the same way.
         while nextSubdivisionFrame() < frame { advanceSubdivision() }
         while nextPolyrhythmFrame() < frame { polyrhythmIndex += 1 }
+    }
+
+    /// The planned passages due: those whose first click is the next beat
+    /// (or already passed), and in a skip those that start by `frame`.
+    @inline(__always)
+    private func takePlannedPassages(startingBy frame: Int64 = .min) {
+        guard followsPlan, let plan else { return }
+        while let planned = plan.peek(),
+              planned.firstClick <= nextClick || planned.frame(ofClick: planned.firstClick) <= frame {
+            _ = plan.pop()
+            change(to: planned)
+        }
     }
 
     private func advanceSubdivision() {
@@ -270,14 +308,18 @@ public final class ClickTrack: @unchecked Sendable {
     public func apply(_ command: PracticeCommand) {
         switch command {
         case .tempo(let tempo, let gain):
+            followsPlan = false
             setGain(gain)
             change(to: passage.changingTempo(to: tempo, next: nextClick))
         case .tap(let tempo, let tapFrame, let gain):
+            followsPlan = false
             setGain(gain)
             change(to: passage.rephasing(to: tempo, tapFrame: tapFrame, next: nextClick, position: position))
         case .beatsPerBar(let beats):
+            followsPlan = false
             pendingBeats = beats
         case .pause:
+            followsPlan = false
             if !passage.paused { change(to: passage.pausing(next: nextClick, position: position)) }
         case .resume:
             if passage.paused {

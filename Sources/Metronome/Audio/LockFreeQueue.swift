@@ -22,11 +22,26 @@ public final class LockFreeQueue<Element: BitwiseCopyable>: @unchecked Sendable 
     /// Producer: appends `value`, or drops it when the ring is full.
     @inline(__always)
     public func push(_ value: Element) {
+        _ = tryPush(value)
+    }
+
+    /// Producer: appends `value` and returns true, or returns false when the ring is full.
+    @inline(__always)
+    public func tryPush(_ value: Element) -> Bool {
         let write = head.load(ordering: .relaxed)
         let next = (write + 1) % capacity
-        guard next != tail.load(ordering: .acquiring) else { return }
+        guard next != tail.load(ordering: .acquiring) else { return false }
         (storage + write).initialize(to: value)
         head.store(next, ordering: .releasing)
+        return true
+    }
+
+    /// Consumer: the oldest value without taking it, or nil when the ring is empty.
+    @inline(__always)
+    public func peek() -> Element? {
+        let read = tail.load(ordering: .relaxed)
+        guard read != head.load(ordering: .acquiring) else { return nil }
+        return storage[read]
     }
 
     /// Consumer: the oldest value, or nil when the ring is empty. Never allocates.

@@ -2,6 +2,8 @@
 public enum SysExit: Int32, Sendable {
     /// A bad option value or combination. The corresponding C constant is `EX_USAGE`.
     case usage = 64
+    /// An input file is malformed (a tempo map that is not one). `EX_DATAERR`.
+    case dataError = 65
     /// An input file is missing, unreadable, not audio or empty. `EX_NOINPUT`.
     case noInput = 66
     /// The audio device cannot be opened. `EX_UNAVAILABLE`.

@@ -17,40 +17,62 @@ public struct ClickSchedule: Sendable, Equatable, BitwiseCopyable {
     private let halfDenominator: UInt64
 
     public init(tempo: Tempo, meter: Meter = .common, rate: SampleRate = .standard) {
+        self.init(framesPerClick: 60_000 * UInt64(rate.framesPerSecond), over: UInt64(tempo.millibeatsPerMinute),
+                  tempo: tempo, meter: meter, rate: rate)
+    }
+
+    /// A tempo map's tempo, counted in quarter notes a minute whatever the
+    /// meter (as klick counts it): a beat of note value `d` is `4/d` quarters,
+    /// `240000 * R / (d * q)` frames for `q` thousandths of a quarter a minute.
+    public init(quarterNoteTempo: Tempo, meter: Meter, rate: SampleRate) {
+        let beatTempo = Tempo(clamping: (quarterNoteTempo.millibeatsPerMinute * Int64(meter.noteValue) + 2) / 4)
+        self.init(framesPerClick: 240_000 * UInt64(rate.framesPerSecond),
+                  over: UInt64(meter.noteValue) * UInt64(quarterNoteTempo.millibeatsPerMinute),
+                  tempo: beatTempo, meter: meter, rate: rate)
+    }
+
+    /// Clicks `numerator / denominator` frames apart; `tempo` is what the
+    /// status line shows. Both parts below 2^40.
+    public init(framesPerClick numerator: UInt64, over denominator: UInt64, tempo: Tempo, meter: Meter, rate: SampleRate) {
+        precondition(numerator > 0 && denominator > 0 && numerator < 1 << 40 && denominator < 1 << 40)
         self.tempo = tempo
         self.meter = meter
         self.rate = rate
-        numeratorPerClick = 120_000 * UInt64(rate.framesPerSecond)
-        denominator = 2 * UInt64(tempo.millibeatsPerMinute)
-        halfDenominator = UInt64(tempo.millibeatsPerMinute)
+        numeratorPerClick = 2 * numerator
+        self.denominator = 2 * denominator
+        halfDenominator = denominator
     }
 
-    /// The frame at which click `k` (counted from 0) starts.
+    /// The interval between clicks as a fraction of frames, `P / Q` (not reduced).
+    public var framesPerClick: (numerator: UInt64, denominator: UInt64) { (numeratorPerClick / 2, halfDenominator) }
+
+    /// The frame at which click `k` (counted from 0) starts, for a grid whose
+    /// origin lies `phase / 2Q` of a frame after a whole frame (0 ≤ phase < 2Q).
     @inline(__always)
-    public func frame(ofClick click: Int64) -> Int64 {
+    public func frame(ofClick click: Int64, phase: UInt64 = 0) -> Int64 {
         precondition(click >= 0, "clicks are counted from 0")
         return Int64(ExactArithmetic.floorMultiplyAdd(UInt64(click), numeratorPerClick,
-                                                      plus: halfDenominator, dividedBy: denominator))
+                                                      plus: halfDenominator + phase, dividedBy: denominator))
     }
 
     /// The frame of `tick`, counted from click 0 in ticks of `1/ticksPerBeat`
-    /// beat: `floor(tick * 60 * R / (B * T) + 1/2)`, so tick `k * T` is click `k`.
+    /// beat: `floor(tick * 60 * R / (B * T) + 1/2)`, so tick `k * T` is click `k`;
+    /// `phase` as for clicks, in units of `1 / 2QT` frame.
     @inline(__always)
-    public func frame(ofTick tick: Int64, ticksPerBeat: Int64) -> Int64 {
+    public func frame(ofTick tick: Int64, ticksPerBeat: Int64, phase: UInt64 = 0) -> Int64 {
         precondition(tick >= 0, "ticks are counted from 0")
         let perTick = halfDenominator * UInt64(ticksPerBeat)
-        return Int64(ExactArithmetic.floorMultiplyAdd(UInt64(tick), numeratorPerClick, plus: perTick, dividedBy: 2 * perTick))
+        return Int64(ExactArithmetic.floorMultiplyAdd(UInt64(tick), numeratorPerClick, plus: perTick + phase, dividedBy: 2 * perTick))
     }
 
     /// The first click that starts at or after `frame`.
     ///
-    /// `frame(k) >= f` holds exactly when `k * 120000R >= (2f - 1) * m`, so the
-    /// answer is `ceil((2f - 1) * m / 120000R)` for `f >= 1`, and 0 before that.
-    public func firstClick(atOrAfter frame: Int64) -> Int64 {
-        guard frame > 0 else { return 0 }
-        let target = UInt64(2 * frame - 1)
-        return Int64(ExactArithmetic.floorMultiplyAdd(target, halfDenominator,
-                                                      plus: numeratorPerClick - 1, dividedBy: numeratorPerClick))
+    /// `frame(k) >= f` holds exactly when `k * 2P + Q + phase >= 2Qf`, so the
+    /// answer is `ceil(((2f - 1) * Q - phase) / 2P)`, or 0 when that is not positive.
+    public func firstClick(atOrAfter frame: Int64, phase: UInt64 = 0) -> Int64 {
+        let target = Int128(2 * frame - 1) * Int128(halfDenominator) - Int128(phase)
+        guard target > 0 else { return 0 }
+        return Int64((target + Int128(numeratorPerClick) - 1) / Int128(numeratorPerClick))
     }
 
     /// The beat of its bar that click `k` is, from 0; beat 0 rings the bell.

@@ -23,6 +23,14 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
     public var pauseFrame: Int64
     /// Accents, subdivisions, the second voice, the count-in and muted beats.
     public var rhythm: Rhythm
+    /// Where the origin lies between `originFrame` and the next frame, as the
+    /// grid's arithmetic needs it for beats, subdivisions and the second voice
+    /// (0 unless a plan put the origin between frames; see `ClickSchedule`).
+    public var phase = GridPhase.zero
+    /// The level of this passage's clicks (a tempo-map entry's volume), 0 to 1.
+    public var volume: Float = 1
+    /// Whether a plan (a tempo map, the speed trainer) has passages to follow this one.
+    public var plannedMore = false
 
     /// The passage a run starts with: click 0 at frame 0, the first bar of
     /// the count-in (bar -N) or bar 0.
@@ -45,13 +53,13 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
     /// The frame of click `k` on this passage's grid (k at or after its origin).
     @inline(__always)
     public func frame(ofClick click: Int64) -> Int64 {
-        originFrame + grid.frame(ofClick: click - originClick)
+        originFrame + grid.frame(ofClick: click - originClick, phase: phase.beat)
     }
 
     /// The first click of this passage whose frame is at or after `frame`.
     @inline(__always)
     public func firstClick(atOrAfter frame: Int64) -> Int64 {
-        max(firstClick, originClick + grid.firstClick(atOrAfter: frame - originFrame))
+        max(firstClick, originClick + grid.firstClick(atOrAfter: frame - originFrame, phase: phase.beat))
     }
 
     /// Beats of click `k` from the bar origin, and its bar and beat in that bar (from 0).
@@ -90,10 +98,20 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
         rhythm.muting.mutes(bar: bar) || (bar >= 0 && rhythm.muting.mutesAtRandom(click: click))
     }
 
-    /// The frame of `tick` (counted from click 0 in ticks of `1/ticksPerBeat` beat) on this passage's grid.
+    /// The frame of subdivision tick `tick` (counted from click 0 in ticks of `1 / rhythm.subdivision.ticksPerBeat` beat).
     @inline(__always)
-    public func frame(ofTick tick: Int64, ticksPerBeat: Int64) -> Int64 {
-        originFrame + grid.frame(ofTick: tick - originClick * ticksPerBeat, ticksPerBeat: ticksPerBeat)
+    public func frame(ofSubdivisionTick tick: Int64) -> Int64 {
+        let ticksPerBeat = rhythm.subdivision.ticksPerBeat
+        return originFrame + grid.frame(ofTick: tick - originClick * ticksPerBeat, ticksPerBeat: ticksPerBeat,
+                                        phase: phase.subdivision)
+    }
+
+    /// The frame of second-voice tick `tick` (counted from click 0 in ticks of `1 / A` beat).
+    @inline(__always)
+    public func frame(ofPolyrhythmTick tick: Int64) -> Int64 {
+        let ticksPerBeat = Int64(rhythm.polyrhythm?.clicks ?? 1)
+        return originFrame + grid.frame(ofTick: tick - originClick * ticksPerBeat, ticksPerBeat: ticksPerBeat,
+                                        phase: phase.polyrhythm)
     }
 
     /// The frame where this passage takes over from the one before.
@@ -109,6 +127,8 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
         passage.firstClick = next
         passage.originClick = next
         passage.originFrame = frame(ofClick: next)
+        passage.phase = .zero
+        passage.plannedMore = false
         return passage
     }
 
@@ -121,6 +141,7 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
         let intervals = max(1, passage.grid.firstClick(atOrAfter: position - tapFrame))
         passage.originClick = next
         passage.originFrame = tapFrame + passage.grid.frame(ofClick: intervals)
+        passage.phase = .zero
         return passage
     }
 
@@ -156,8 +177,28 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
         passage.firstClick = next
         passage.originClick = next
         passage.originFrame = position
+        passage.phase = .zero
+        passage.plannedMore = false
         passage.barNumber = bar(ofClick: next - 1).bar + 1
         passage.barClick = next
         return passage
+    }
+}
+
+/// A grid origin that falls between frames: the fraction `f` of a frame past
+/// `originFrame`, held as `floor(f * 2Q)`, `floor(f * 2QT)` for the
+/// subdivision ticks and for the second voice's, which is all the grid's
+/// integer arithmetic needs to place every click as if the origin were exact.
+public struct GridPhase: Sendable, Equatable, BitwiseCopyable {
+    public var beat: UInt64
+    public var subdivision: UInt64
+    public var polyrhythm: UInt64
+
+    public static let zero = GridPhase(beat: 0, subdivision: 0, polyrhythm: 0)
+
+    public init(beat: UInt64, subdivision: UInt64, polyrhythm: UInt64) {
+        self.beat = beat
+        self.subdivision = subdivision
+        self.polyrhythm = polyrhythm
     }
 }

@@ -6,6 +6,8 @@ public enum TrackLength: Hashable, Sendable {
     case bars(Int64)
     /// Exactly `round(T * R)` frames.
     case playtime(Playtime)
+    /// A whole number of beats (a tempo map's, whose bars differ), then the ring of the last sounds.
+    case beats(Int64)
 
     /// Parses `--bars`: a whole number of bars, at least 1.
     public static func parsingBars(_ text: String) throws(MetronomeError) -> TrackLength {

@@ -1,0 +1,68 @@
+import BigInt
+import Glibc
+
+/// A position on the timeline in frames, held exactly: a fraction of
+/// unbounded integers, plus (once a tempo ramp has played) the real-valued
+/// length of the ramps, each computed on its own from its closed form.
+///
+/// A plan adds every stretch's length to the position where it starts, so
+/// each stretch starts at its exact place and no rounding carries from one to
+/// the next. Used off the audio thread only: it allocates.
+struct ExactPosition: Sendable {
+    private(set) var numerator = BigInt(0)
+    private(set) var denominator = BigInt(1)
+    /// Frames of ramps (irrational lengths), added on top of the fraction.
+    private(set) var real: Double = 0
+
+    static let zero = ExactPosition()
+
+    /// Moves on by `count` intervals of `numerator / denominator` frames.
+    mutating func advance(by count: Int64, of interval: (numerator: UInt64, denominator: UInt64)) {
+        let addend = BigInt(count) * BigInt(interval.numerator)
+        let denominatorAdded = BigInt(interval.denominator)
+        numerator = numerator * denominatorAdded + addend * denominator
+        denominator *= denominatorAdded
+        let divisor = numerator.greatestCommonDivisor(with: denominator)
+        if divisor > 1 {
+            numerator /= divisor
+            denominator /= divisor
+        }
+    }
+
+    /// Moves on by a ramp's length in frames.
+    mutating func advance(byRealFrames frames: Double) {
+        real += frames
+    }
+
+    /// This position moved on by `frames` (a ramp's beat offset), leaving it as it is.
+    func advanced(byRealFrames frames: Double) -> ExactPosition {
+        var position = self
+        position.real += frames
+        return position
+    }
+
+    /// The whole frame at or before the position, and the fraction past it as
+    /// `floor(fraction * d)` for each grid denominator `d` (see `GridPhase`).
+    func origin(beat: UInt64, subdivision: UInt64, polyrhythm: UInt64) -> (frame: Int64, phase: GridPhase) {
+        let (whole, remainder) = numerator.quotientAndRemainder(dividingBy: denominator)
+        if real == 0 {
+            func phase(_ units: UInt64) -> UInt64 { UInt64(remainder * BigInt(units) / denominator) }
+            return (Int64(whole), GridPhase(beat: phase(beat), subdivision: phase(subdivision), polyrhythm: phase(polyrhythm)))
+        }
+        // A ramp's length is irrational: no tie can occur, and 53 bits of the fraction are plenty.
+        let fraction = Double(remainder << 53 / denominator) / 0x1p53
+        let realWhole = real.rounded(.down)
+        let sum = fraction + (real - realWhole)
+        let carry = sum.rounded(.down)
+        let rest = sum - carry
+        func phase(_ units: UInt64) -> UInt64 { min(UInt64((rest * Double(units)).rounded(.down)), units - 1) }
+        return (Int64(whole) + Int64(realWhole) + Int64(carry),
+                GridPhase(beat: phase(beat), subdivision: phase(subdivision), polyrhythm: phase(polyrhythm)))
+    }
+
+    /// The frame nearest the position (a half rounds up), as the grid places clicks.
+    var nearestFrame: Int64 {
+        let (frame, phase) = origin(beat: 2, subdivision: 2, polyrhythm: 2)
+        return frame + Int64(phase.beat)
+    }
+}

@@ -1,0 +1,223 @@
+/// A tempo map in klick's format, so files written for klick work unchanged:
+///
+///     [label:] bars [beats/denom] tempo[-tempo2 | ,t2,t3,...] [pattern] [volume]
+///
+/// one entry a line, `#` starting a comment, blank lines ignored. Tempos count
+/// quarter notes a minute whatever the meter, as klick counts them; `t1-t2`
+/// changes the tempo linearly with beat position across the entry; a comma
+/// list gives every beat its own tempo.
+public struct TempoMap: Sendable, Equatable {
+    public var entries: [Entry]
+
+    public struct Entry: Sendable, Equatable {
+        public var label: String?
+        public var bars: Int64
+        public var meter: Meter
+        public var tempo: EntryTempo
+        /// nil: the bell on beat 1, as everywhere else.
+        public var pattern: BeatPattern?
+        /// The level of the entry's clicks; 1 is full.
+        public var volume: Float
+
+        public var beats: Int64 { bars * Int64(meter.beatsPerBar) }
+    }
+
+    /// An entry's tempo, in quarter notes a minute.
+    public enum EntryTempo: Sendable, Equatable {
+        case constant(Tempo)
+        /// From the first tempo at the entry's first beat to the second at its end.
+        case ramp(Tempo, Tempo)
+        /// One tempo for each beat of the entry.
+        case perBeat([Tempo])
+    }
+
+    /// The largest volume an entry may ask for.
+    public static let loudest: Float = 10
+
+    public init(entries: [Entry]) {
+        self.entries = entries
+    }
+
+    /// The index of the entry labelled `label`; nil if none is.
+    public func entry(labelled label: String) -> Int? {
+        entries.firstIndex { $0.label == label }
+    }
+
+    /// Reads and parses the map at `path`: a missing file is exit 66, a
+    /// malformed one `path:line:column: what is wrong` and exit 65.
+    public init(contentsOf path: String) throws(MetronomeError) {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileContents.read(path)
+        } catch {
+            throw MetronomeError(.noInput, "cannot read tempo map '\(path)': \(error.message)")
+        }
+        try self.init(parsing: bytes, name: path)
+    }
+
+    /// Parses the bytes of a map; `name` starts every error message.
+    public init(parsing bytes: [UInt8], name: String) throws(MetronomeError) {
+        var line = 1, column = 1
+        for byte in bytes {
+            // Text: no NUL and no control characters but tab, CR and LF.
+            if byte == 0 || (byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D) || byte == 0x7F {
+                throw MetronomeError(.dataError, "\(name):\(line):\(column): not a text file (byte 0x\(String(byte, radix: 16)))")
+            }
+            if byte == 0x0A { line += 1; column = 1 } else { column += 1 }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw MetronomeError(.dataError, "\(name):1:1: not a text file (not UTF-8)")
+        }
+        var entries: [Entry] = []
+        var labels: Set<String> = []
+        for (index, content) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var parser = EntryParser(line: content, number: index + 1, name: name)
+            guard let entry = try parser.parse() else { continue }
+            if let label = entry.label {
+                guard labels.insert(label).inserted else {
+                    throw MetronomeError(.dataError, "\(name):\(index + 1):1: label '\(label)' is used twice")
+                }
+            }
+            entries.append(entry)
+        }
+        guard !entries.isEmpty else {
+            throw MetronomeError(.dataError, "\(name):\(line):1: the tempo map has no entries: write e.g. '8 120' for 8 bars at 120")
+        }
+        self.entries = entries
+    }
+}
+
+/// Parses one line of a tempo map into an entry, or nothing for a blank or comment line.
+private struct EntryParser {
+    let name: String
+    let number: Int
+    /// The line's words, each with its column (from 1).
+    var words: [(text: Substring, column: Int)]
+
+    init(line: Substring, number: Int, name: String) {
+        self.name = name
+        self.number = number
+        let content = line.firstIndex(of: "#").map { line[..<$0] } ?? line
+        words = []
+        var column = 1
+        var start: (Substring.Index, Int)?
+        for index in content.indices {
+            let blank = content[index] == " " || content[index] == "\t" || content[index] == "\r"
+            if blank, let (from, at) = start {
+                words.append((content[from..<index], at))
+                start = nil
+            } else if !blank, start == nil {
+                start = (index, column)
+            }
+            column += 1
+        }
+        if let (from, at) = start { words.append((content[from...], at)) }
+    }
+
+    private func error(_ column: Int, _ message: String) -> MetronomeError {
+        MetronomeError(.dataError, "\(name):\(number):\(column): \(message)")
+    }
+
+    mutating func parse() throws(MetronomeError) -> TempoMap.Entry? {
+        guard !words.isEmpty else { return nil }
+        var next = 0
+        var label: String?
+        if words[0].text.hasSuffix(":") {
+            let name = words[0].text.dropLast()
+            guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." }) else {
+                throw error(words[0].column, "label '\(words[0].text)' is not a name: use letters, digits, _ - or . before the colon")
+            }
+            label = String(name)
+            next = 1
+        }
+        guard next < words.count else { throw error(words[0].column + words[0].text.count, "an entry needs bars and a tempo after the label, e.g. 'intro: 8 120'") }
+
+        let (barsText, barsColumn) = words[next]
+        guard let bars = Int64(barsText) else {
+            throw error(barsColumn, "'\(barsText)' is not a number of bars: an entry is '[label:] bars [meter] tempo [pattern] [volume]'")
+        }
+        guard bars >= 1, bars <= 1_000_000 else { throw error(barsColumn, "bars must be from 1 to 1000000, not \(bars)") }
+        next += 1
+
+        var meter = Meter.common
+        if next < words.count, words[next].text.contains("/") {
+            do {
+                meter = try Meter(parsing: String(words[next].text))
+            } catch {
+                throw self.error(words[next].column, error.message)
+            }
+            next += 1
+        }
+
+        guard next < words.count else {
+            let last = words[next - 1]
+            throw error(last.column + last.text.count, "a tempo is missing: give quarter notes a minute, e.g. 120")
+        }
+        let (tempoText, tempoColumn) = words[next]
+        let tempo = try parseTempo(tempoText, column: tempoColumn, beats: bars * Int64(meter.beatsPerBar))
+        next += 1
+
+        var pattern: BeatPattern?
+        if next < words.count, words[next].text.allSatisfy({ $0 == "X" || $0 == "x" || $0 == "." }), words[next].text != "." {
+            do {
+                pattern = try BeatPattern(parsing: String(words[next].text), beatsPerBar: meter.beatsPerBar)
+            } catch {
+                throw self.error(words[next].column, error.message)
+            }
+            next += 1
+        }
+
+        var volume: Float = 1
+        if next < words.count {
+            let (text, column) = words[next]
+            guard let micro = ExactDecimal.parse(String(text), places: 6, in: 0...Int64(TempoMap.loudest) * 1_000_000) else {
+                throw error(column, "'\(text)' is neither a pattern of X, x and . nor a volume from 0 to \(Int(TempoMap.loudest))")
+            }
+            volume = Float(micro) / 1_000_000
+            next += 1
+        }
+        if next < words.count {
+            throw error(words[next].column, "unexpected '\(words[next].text)' after the entry: an entry is '[label:] bars [meter] tempo [pattern] [volume]'")
+        }
+        return TempoMap.Entry(label: label, bars: bars, meter: meter, tempo: tempo, pattern: pattern, volume: volume)
+    }
+
+    private func parseTempo(_ text: Substring, column: Int, beats: Int64) throws(MetronomeError) -> TempoMap.EntryTempo {
+        if text.contains(",") {
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+            guard Int64(parts.count) == beats else {
+                throw error(column, "\(parts.count) tempos for \(beats) beats: a comma list gives one tempo for each beat of the entry")
+            }
+            var tempos: [Tempo] = []
+            var offset = 0
+            for part in parts {
+                tempos.append(try parseOne(part, column: column + offset))
+                offset += part.count + 1
+            }
+            return .perBeat(tempos)
+        }
+        if let dash = text.dropFirst().firstIndex(of: "-") {
+            let first = try parseOne(text[..<dash], column: column)
+            let second = try parseOne(text[text.index(after: dash)...], column: column + text.distance(from: text.startIndex, to: dash) + 1)
+            return first == second ? .constant(first) : .ramp(first, second)
+        }
+        return .constant(try parseOne(text, column: column))
+    }
+
+    private func parseOne(_ text: Substring, column: Int) throws(MetronomeError) -> Tempo {
+        if text.hasPrefix("-") {
+            throw error(column, "tempo '\(text)' is negative: give quarter notes a minute above 0, e.g. 120")
+        }
+        guard let decimal = ExactDecimal(text) else {
+            throw error(column, "'\(text)' is not a tempo: give quarter notes a minute, e.g. 120 or 92.5")
+        }
+        guard let milli = decimal.scaled(toPlaces: 3) else {
+            throw error(column, "tempo '\(text)' has more than 3 decimal places")
+        }
+        guard milli > 0 else { throw error(column, "tempo '\(text)' is zero: give quarter notes a minute above 0, e.g. 120") }
+        guard let tempo = Tempo(millibeatsPerMinute: milli) else {
+            throw error(column, "tempo '\(text)' is out of range: use 1 to 1000 quarter notes a minute")
+        }
+        return tempo
+    }
+}

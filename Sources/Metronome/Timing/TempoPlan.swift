@@ -1,0 +1,267 @@
+import Glibc
+
+/// A run whose tempo follows a plan: a tempo map, or the speed trainer.
+///
+/// Works out, ahead of the audio thread, the passages the click track plays
+/// one after another: one for each constant-tempo stretch (an entry, a
+/// trainer step), one for each beat of a per-beat list or a ramp. Each
+/// passage's origin is the exact sum of the stretches before it, so every
+/// stretch starts where exact arithmetic puts it. Allocates; never runs on
+/// the audio thread.
+public struct TempoPlan: Sendable {
+    public enum Source: Sendable, Equatable {
+        /// `--step S/M --until T`: from `start`, every `barsPerStep` bars
+        /// the tempo moves `step` thousandths of a bpm, until it reaches `until`.
+        case trainer(start: Tempo, step: Int64, barsPerStep: Int64, until: Tempo, meter: Meter)
+        /// The entries of a map from `first` on; after the last, again from `first` if `loops`.
+        case map(TempoMap, first: Int, loops: Bool)
+    }
+
+    public let source: Source
+    public let rate: SampleRate
+    /// The rhythm of every passage (a map entry's pattern replaces its pattern).
+    public let rhythm: Rhythm
+
+    /// Where the next passage starts, its first click and its bar.
+    private var position = ExactPosition.zero
+    private var click: Int64 = 0
+    private var bar: Int64 = 0
+    /// The next stretch: a trainer step's tempo, or a map entry and a beat in it.
+    private var trainerTempo: Tempo
+    private var entry: Int
+    private var beatInEntry: Int64 = 0
+    /// A ramp's start, from which each of its beats is placed.
+    private var rampStart = ExactPosition.zero
+    private var finished = false
+    /// No passage starts at or after this click: the end of the run's beats, after the count-in.
+    private var clickLimit = Int64.max
+
+    /// `beats`: the run stops after this many beats (after the count-in); nil: where the plan ends, or never.
+    public init(_ source: Source, rate: SampleRate, rhythm: Rhythm, beats: Int64? = nil) {
+        self.source = source
+        self.rate = rate
+        self.rhythm = rhythm
+        switch source {
+        case .trainer(let start, _, _, _, _):
+            trainerTempo = start
+            entry = 0
+        case .map(_, let first, _):
+            trainerTempo = Tempo(bpm: 120)!
+            entry = first
+        }
+        // The count-in plays before the plan, at its first tempo and meter.
+        let first = firstSchedule
+        click = rhythm.countInBars * Int64(first.meter.beatsPerBar)
+        position.advance(by: click, of: first.framesPerClick)
+        if let beats { clickLimit = click + beats }
+    }
+
+    /// The next passage, or nil after the last one; the last one before the run's end is marked so.
+    public mutating func next() -> Passage? {
+        guard !finished, click < clickLimit, var passage = nextStretch() else { return nil }
+        if click >= clickLimit {
+            passage.plannedMore = false
+            finished = true
+        }
+        return passage
+    }
+
+    // MARK: What the track needs before it starts
+
+    /// The tempo and meter of the first bar (and of the count-in).
+    public var firstSchedule: ClickSchedule {
+        switch source {
+        case .trainer(let start, _, _, _, let meter):
+            return ClickSchedule(tempo: start, meter: meter, rate: rate)
+        case .map(let map, let first, _):
+            let entry = map.entries[first]
+            return ClickSchedule(quarterNoteTempo: Self.firstTempo(of: entry), meter: entry.meter, rate: rate)
+        }
+    }
+
+    /// The rhythm of the first bar: the first entry's pattern, if it has one.
+    public var firstRhythm: Rhythm {
+        guard case .map(let map, let first, _) = source else { return rhythm }
+        return rhythm(of: map.entries[first])
+    }
+
+    /// The fastest stretch, whose clicks overlap most (for the headroom).
+    public var fastestSchedule: ClickSchedule {
+        switch source {
+        case .trainer(let start, _, _, let until, let meter):
+            return ClickSchedule(tempo: max(start, until), meter: meter, rate: rate)
+        case .map(let map, let first, _):
+            var fastest = firstSchedule
+            for entry in map.entries[first...] {
+                let tempos: [Tempo] = switch entry.tempo {
+                case .constant(let tempo): [tempo]
+                case .ramp(let from, let to): [from, to]
+                case .perBeat(let tempos): tempos
+                }
+                for tempo in tempos {
+                    let schedule = ClickSchedule(quarterNoteTempo: tempo, meter: entry.meter, rate: rate)
+                    if schedule.shortestInterval < fastest.shortestInterval { fastest = schedule }
+                }
+            }
+            return fastest
+        }
+    }
+
+    /// The loudest entry's volume: levels are taken relative to it.
+    public var loudest: Float {
+        guard case .map(let map, let first, _) = source else { return 1 }
+        return map.entries[first...].map(\.volume).max() ?? 1
+    }
+
+    /// The beats in the first `bars` bars of the plan; every beat of a plan
+    /// that ends (a map without `--loop`) when `bars` is nil; nil when endless.
+    public func beats(inBars bars: Int64?) -> Int64? {
+        switch source {
+        case .trainer(_, _, _, _, let meter):
+            return bars.map { $0 * Int64(meter.beatsPerBar) }
+        case .map(let map, let first, let loops):
+            guard let bars else { return loops ? nil : map.entries[first...].reduce(0) { $0 + $1.beats } }
+            var beats: Int64 = 0, left = bars
+            while left > 0 {
+                for entry in map.entries[first...] where left > 0 {
+                    let taken = min(left, entry.bars)
+                    beats += taken * Int64(entry.meter.beatsPerBar)
+                    left -= taken
+                }
+                if !loops { break }
+            }
+            return beats
+        }
+    }
+
+    // MARK: The passages
+
+    /// The passage of the next stretch, or nil after the last of a plan that ends.
+    private mutating func nextStretch() -> Passage? {
+        switch source {
+        case .trainer(_, let step, let barsPerStep, let until, let meter):
+            let schedule = ClickSchedule(tempo: trainerTempo, meter: meter, rate: rate)
+            let last = trainerTempo == until
+            let passage = makePassage(schedule, rhythm: rhythm, volume: 1, more: !last)
+            if last {
+                finished = true
+            } else {
+                let beats = barsPerStep * Int64(meter.beatsPerBar)
+                position.advance(by: beats, of: schedule.framesPerClick)
+                click += beats
+                bar += barsPerStep
+                let moved = trainerTempo.millibeatsPerMinute + step
+                trainerTempo = Tempo(clamping: step > 0 ? min(moved, until.millibeatsPerMinute) : max(moved, until.millibeatsPerMinute))
+            }
+            return passage
+        case .map(let map, let first, let loops):
+            let entry = map.entries[self.entry]
+            let volume = entry.volume / max(loudest, .leastNonzeroMagnitude)
+            let entryRhythm = rhythm(of: entry)
+            let lastEntry = self.entry == map.entries.count - 1
+            let passage: Passage
+            let beatsTaken: Int64
+            switch entry.tempo {
+            case .constant(let tempo):
+                let schedule = ClickSchedule(quarterNoteTempo: tempo, meter: entry.meter, rate: rate)
+                passage = makePassage(schedule, rhythm: entryRhythm, volume: volume, more: !(lastEntry && !loops))
+                position.advance(by: entry.beats, of: schedule.framesPerClick)
+                beatsTaken = entry.beats
+            case .perBeat(let tempos):
+                let schedule = ClickSchedule(quarterNoteTempo: tempos[Int(beatInEntry)], meter: entry.meter, rate: rate)
+                let lastBeat = beatInEntry == entry.beats - 1
+                passage = makePassage(schedule, rhythm: entryRhythm, volume: volume, more: !(lastEntry && lastBeat && !loops))
+                position.advance(by: 1, of: schedule.framesPerClick)
+                beatsTaken = 1
+            case .ramp(let from, let to):
+                if beatInEntry == 0 { rampStart = position }
+                let start = rampOffset(from: from, to: to, entry: entry, beat: beatInEntry)
+                let end = rampOffset(from: from, to: to, entry: entry, beat: beatInEntry + 1)
+                let lastBeat = beatInEntry == entry.beats - 1
+                // The beat's own length as its grid, so its subdivisions split it evenly.
+                let unit: Double = 0x1p20
+                let length = UInt64(((end - start) * unit).rounded())
+                let millibpm = Int64((60_000 * Double(rate.framesPerSecond) * 1000 / (end - start)).rounded())
+                let schedule = ClickSchedule(framesPerClick: max(length, 1), over: UInt64(unit), tempo: Tempo(clamping: millibpm),
+                                             meter: entry.meter, rate: rate)
+                position = rampStart.advanced(byRealFrames: start)
+                passage = makePassage(schedule, rhythm: entryRhythm, volume: volume, more: !(lastEntry && lastBeat && !loops))
+                position = rampStart.advanced(byRealFrames: end)
+                beatsTaken = 1
+            }
+            // The passage's bar counts from its first click; move on past what it plays.
+            click += beatsTaken
+            beatInEntry += beatsTaken
+            if beatInEntry == entry.beats {
+                bar += entry.bars
+                beatInEntry = 0
+                if lastEntry {
+                    if loops { self.entry = first } else { finished = true }
+                } else {
+                    self.entry += 1
+                }
+            }
+            return passage
+        }
+    }
+
+    /// A passage from the current click and position, on `schedule`.
+    private func makePassage(_ schedule: ClickSchedule, rhythm: Rhythm, volume: Float, more: Bool) -> Passage {
+        let framesQ = schedule.framesPerClick.denominator * 2
+        let subdivisionTicks = UInt64(rhythm.subdivision.ticksPerBeat)
+        let polyrhythmTicks = UInt64(rhythm.polyrhythm?.clicks ?? 1)
+        let (frame, phase) = position.origin(beat: framesQ, subdivision: framesQ * subdivisionTicks,
+                                             polyrhythm: framesQ * polyrhythmTicks)
+        var passage = Passage(schedule: schedule, rhythm: rhythm)
+        passage.firstClick = click
+        passage.originClick = click
+        passage.originFrame = frame
+        passage.phase = phase
+        // Within a ramp or a per-beat list the bar began at an earlier click.
+        let beatsPerBar = Int64(schedule.meter.beatsPerBar)
+        passage.barClick = click - beatInEntry % beatsPerBar
+        passage.barNumber = bar + beatInEntry / beatsPerBar
+        passage.volume = volume
+        passage.plannedMore = more
+        return passage
+    }
+
+    private func rhythm(of entry: TempoMap.Entry) -> Rhythm {
+        var rhythm = self.rhythm
+        rhythm.pattern = entry.pattern
+        return rhythm
+    }
+
+    private static func firstTempo(of entry: TempoMap.Entry) -> Tempo {
+        switch entry.tempo {
+        case .constant(let tempo), .ramp(let tempo, _): tempo
+        case .perBeat(let tempos): tempos[0]
+        }
+    }
+
+    /// Frames from a ramp's start to its beat `b`: the tempo moves linearly
+    /// with beat position from `from` to `to` over the entry's `n` beats, so
+    /// the time is `(240 / d) * n / (to - from) * ln(T(b) / from)` seconds.
+    private func rampOffset(from: Tempo, to: Tempo, entry: TempoMap.Entry, beat: Int64) -> Double {
+        guard beat > 0 else { return 0 }
+        let first = Double(from.millibeatsPerMinute) / 1000, last = Double(to.millibeatsPerMinute) / 1000
+        let beats = Double(entry.beats)
+        let seconds = 240 / Double(entry.meter.noteValue) * beats / (last - first)
+            * log1p((last - first) * Double(beat) / (beats * first))
+        return seconds * Double(rate.framesPerSecond)
+    }
+
+    /// Where the plan's beat `limit` falls (nil: where a plan that ends
+    /// ends), for sizing a file; nil for an endless plan without a limit.
+    public func endFrame(beats limit: Int64?) -> Int64? {
+        var plan = self
+        guard let limit else {
+            guard plan.beats(inBars: nil) != nil else { return nil }
+            while plan.next() != nil {}
+            return plan.position.nearestFrame
+        }
+        var last: Passage?
+        while let passage = plan.next(), passage.firstClick < limit { last = passage }
+        return last.map { $0.frame(ofClick: limit) } ?? firstSchedule.frame(ofClick: limit)
+    }
+}

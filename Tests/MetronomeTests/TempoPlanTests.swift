@@ -1,0 +1,195 @@
+import Foundation
+@testable import Metronome
+import Testing
+
+/// An exact fraction in 128-bit integers, for the expected positions
+/// (independent of the engine's arithmetic; the maps here keep it small).
+struct Fraction: Equatable {
+    var numerator: Int128
+    var denominator: Int128
+
+    init(_ numerator: Int128, _ denominator: Int128 = 1) {
+        var a = numerator.magnitude, b = denominator.magnitude
+        while b != 0 { (a, b) = (b, a % b) }
+        self.numerator = numerator / Int128(a)
+        self.denominator = denominator / Int128(a)
+    }
+
+    static func + (lhs: Fraction, rhs: Fraction) -> Fraction {
+        Fraction(lhs.numerator * rhs.denominator + rhs.numerator * lhs.denominator, lhs.denominator * rhs.denominator)
+    }
+
+    static func * (lhs: Fraction, rhs: Int128) -> Fraction { Fraction(lhs.numerator * rhs, lhs.denominator) }
+
+    /// `floor(x + 1/2)`: the frame the engine puts a click at.
+    var nearestFrame: Int64 { Int64((2 * numerator + denominator) / (2 * denominator)) }
+}
+
+/// Seconds of one beat of note value `d` at `q` quarter notes a minute, in frames at `rate`: `240 R / (d q)`.
+func beatFrames(quarterNotes q: String, noteValue d: Int128, rate: Int128) throws -> Fraction {
+    let milli = Int128(try Tempo(parsing: q).millibeatsPerMinute)
+    return Fraction(240_000 * rate, d * milli)
+}
+
+/// A planned track rendered with impulse sounds in odd-sized blocks, the plan fed between blocks.
+struct PlannedRun {
+    let onsets: [(frame: Int64, value: Float)]
+    let clicks: [StartedClick]
+    let renderedFrames: Int64
+
+    /// `beats` after the count-in, or all the plan's.
+    init(_ source: TempoPlan.Source, rate: Int64, rhythm: Rhythm = .plain, beats: Int64? = nil, block: Int = 1009) throws {
+        let rate = try #require(SampleRate(rate))
+        let all = TempoPlan(source, rate: rate, rhythm: rhythm).beats(inBars: nil)
+        let beats = try #require(beats ?? all)
+        let plan = TempoPlan(source, rate: rate, rhythm: rhythm, beats: beats)
+        let length = TrackLength.beats(beats)
+        let sounds = ClickSounds(beat: Sound(samples: [0.25], rate: rate), bell: Sound(samples: [-0.75], rate: rate),
+                                 subdivision: Sound(samples: [0.09375], rate: rate), polyrhythm: Sound(samples: [0.015625], rate: rate))
+        let feeder = PlanFeeder(plan, capacity: 8)
+        let track = ClickTrack(plan: plan, feeder: feeder, sounds: sounds, length: length)
+        let log = ClickLog(capacity: 1 << 16)
+        track.clickLog = log
+        var samples: [Float] = []
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: block)
+        defer { buffer.deallocate() }
+        while !track.isFinished {
+            feeder.feed()
+            let frames = track.render(into: buffer, count: block)
+            samples.append(contentsOf: UnsafeBufferPointer(start: buffer, count: frames))
+        }
+        onsets = samples.enumerated().filter { $0.element != 0 }.map { (Int64($0.offset), $0.element) }
+        clicks = log.drain()
+        renderedFrames = Int64(samples.count)
+    }
+
+    var frames: [Int64] { onsets.map(\.frame) }
+}
+
+func parseMap(_ text: String) throws -> TempoMap {
+    try TempoMap(parsing: Array(text.utf8), name: "map.txt")
+}
+
+@Suite struct TempoPlanTests {
+    @Test func constantEntriesLandOnTheExactSumOfTheEntriesBefore() throws {
+        // Tempos whose beats are not whole frames, in three meters.
+        let map = try parseMap("""
+            intro: 2 97.3        # 4/4
+            1 7/8 133.333 X..x..x
+            3 3/2 61.7 0.5
+            """)
+        let rate: Int128 = 44_100
+        let run = try PlannedRun(.map(map, first: 0, loops: false), rate: 44_100)
+        var expected: [Int64] = []
+        var start = Fraction(0)
+        for (beats, q, d, played) in [(8, "97.3", 4, Array(repeating: true, count: 8)),
+                                      (7, "133.333", 8, [true, false, false, true, false, false, true]),
+                                      (9, "61.7", 2, Array(repeating: true, count: 9))] {
+            let beat = try beatFrames(quarterNotes: q, noteValue: Int128(d), rate: rate)
+            for j in 0..<beats where played[j] { expected.append((start + beat * Int128(j)).nearestFrame) }
+            start = start + beat * Int128(beats)
+        }
+        #expect(run.frames == expected)
+        // Bells on each bar's first beat; the last entry at half volume.
+        let values = run.onsets.map(\.value)
+        #expect(values.prefix(8) == [-0.75, 0.25, 0.25, 0.25, -0.75, 0.25, 0.25, 0.25])
+        #expect(values[8...10] == [-0.75, 0.25, 0.25])
+        #expect(values.suffix(9) == [-0.375, 0.125, 0.125, -0.375, 0.125, 0.125, -0.375, 0.125, 0.125])
+        #expect(run.clicks.map(\.bar) == [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5])
+    }
+
+    @Test func aPerBeatListGivesEachBeatItsTempo() throws {
+        let map = try parseMap("2 3/4 100,110,120,130,140,150\n1 90")
+        let rate: Int128 = 48_000
+        let run = try PlannedRun(.map(map, first: 0, loops: false), rate: 48_000)
+        var expected: [Int64] = []
+        var start = Fraction(0)
+        for q in ["100", "110", "120", "130", "140", "150", "90", "90", "90", "90"] {
+            expected.append(start.nearestFrame)
+            start = start + (try beatFrames(quarterNotes: q, noteValue: 4, rate: rate))
+        }
+        #expect(run.frames == expected)
+        #expect(run.clicks.map(\.sound) == [.bell, .beat, .beat, .bell, .beat, .beat, .bell, .beat, .beat, .beat])
+    }
+
+    @Test func aRampPlacesEveryBeatWithinAFrameOfTheExactIntegral() throws {
+        let map = try parseMap("1 120\n4 120-140\n3 6/8 140-80\n1 100")
+        let rate = 44_100.0
+        let run = try PlannedRun(.map(map, first: 0, loops: false), rate: 44_100)
+        var exact: [Double] = []
+        var start = 0.0
+        func ramp(_ t1: Double, _ t2: Double, beats n: Double, noteValue d: Double) {
+            for b in 0..<Int(n) {
+                exact.append(start + 240 / d * n / (t2 - t1) * log(1 + (t2 - t1) * Double(b) / (n * t1)) * rate)
+            }
+            start += 240 / d * n / (t2 - t1) * log(t2 / t1) * rate
+        }
+        for b in 0..<4 { exact.append(Double(b) * 0.5 * rate) }
+        start = 2 * rate
+        ramp(120, 140, beats: 16, noteValue: 4)
+        ramp(140, 80, beats: 18, noteValue: 8)
+        for b in 0..<4 { exact.append(start + Double(b) * 0.6 * rate) }
+        #expect(run.frames.count == exact.count)
+        for (frame, position) in zip(run.frames, exact) {
+            #expect(abs(Double(frame) - position) <= 0.5 + 1e-6, "frame \(frame) for \(position)")
+        }
+    }
+
+    @Test func theSpeedTrainerStartsEveryStepOnItsExactPosition() throws {
+        // 60 bpm, +7 every 2 bars, up to 100 (the last step is 4, not 7).
+        let meter = try Meter(parsing: "3/4")
+        let source = TempoPlan.Source.trainer(start: Tempo(bpm: 60)!, step: 7_000, barsPerStep: 2, until: Tempo(bpm: 100)!, meter: meter)
+        var rhythm = Rhythm()
+        rhythm.countInBars = 1
+        let run = try PlannedRun(source, rate: 44_100, rhythm: rhythm, beats: 16 * 3)
+        var expected: [Int64] = []
+        var start = Fraction(0)
+        // The count-in at the first tempo, then steps of two bars.
+        var tempos = [60, 60, 67, 67, 74, 74, 81, 81, 88, 88, 95, 95, 100, 100, 100, 100, 100]
+        tempos.insert(60, at: 0)
+        for bpm in tempos.prefix(17) {
+            let beat = Fraction(60 * 44_100, Int128(bpm))
+            for j in 0..<3 { expected.append((start + beat * Int128(j)).nearestFrame) }
+            start = start + beat * 3
+        }
+        #expect(run.frames == expected)
+        #expect(run.clicks.first?.bar == -1 && run.clicks.last?.bar == 15)
+    }
+
+    @Test func subdivisionsAndTheSecondVoiceFollowAnOriginBetweenFrames() throws {
+        // 97.3 quarter notes a minute: entry two starts between frames.
+        let map = try parseMap("1 97.3\n1 3/4 111.1")
+        var rhythm = Rhythm()
+        rhythm.subdivision = try Subdivision(parsingClicks: "3", swing: nil)
+        rhythm.polyrhythm = try Polyrhythm(parsing: "2:3", beatsPerBar: 3)
+        let rate: Int128 = 48_000
+        let run = try PlannedRun(.map(map, first: 0, loops: false), rate: 48_000, rhythm: rhythm)
+        let first = try beatFrames(quarterNotes: "97.3", noteValue: 4, rate: rate)
+        let second = try beatFrames(quarterNotes: "111.1", noteValue: 4, rate: rate)
+        let start = first * 4
+        let subdivisions = run.clicks.filter { $0.sound == .subdivision && $0.click >= 4 }.map(\.frame)
+        let expectedSubdivisions = (4..<7).flatMap { beat in
+            (1..<3).map { (start + Fraction(second.numerator * Int128(3 * (beat - 4) + $0), second.denominator * 3)).nearestFrame }
+        }
+        #expect(subdivisions == expectedSubdivisions)
+        // 2 against 3 in the 3/4 bar: at its start and one and a half beats on.
+        let polyrhythm = run.clicks.filter { $0.sound == .polyrhythm && $0.click >= 4 }.map(\.frame)
+        #expect(polyrhythm == [start.nearestFrame, (start + Fraction(second.numerator * 3, second.denominator * 2)).nearestFrame])
+    }
+
+    @Test func aLoopingMapStartsAtItsLabelAndComesBackToIt() throws {
+        let map = try parseMap("a: 1 2/4 100\nb: 1 2/4 150\nc: 1 2/4 200")
+        let first = try #require(map.entry(labelled: "b"))
+        let source = TempoPlan.Source.map(map, first: first, loops: true)
+        #expect(TempoPlan(source, rate: .standard, rhythm: .plain).beats(inBars: nil) == nil)
+        #expect(TempoPlan(source, rate: .standard, rhythm: .plain).beats(inBars: 5) == 10)
+        let run = try PlannedRun(source, rate: 48_000, beats: 10)
+        var expected: [Int64] = []
+        var start = Fraction(0)
+        for q in ["150", "150", "200", "200", "150", "150", "200", "200", "150", "150"] {
+            expected.append(start.nearestFrame)
+            start = start + (try beatFrames(quarterNotes: q, noteValue: 4, rate: 48_000))
+        }
+        #expect(run.frames == expected)
+    }
+}
