@@ -16,10 +16,14 @@ struct MetronomeCommand: ParsableCommand {
               metronome --bpm 132.5 --meter 3/4 --volume 0.6
               metronome --bpm 160 --meter 2+2+3/8 --subdivide 2 --count-in 1
               metronome --bpm 100 --polyrhythm 3:2 --gap 3:1
+              metronome --bpm 80 --step 2/4 --until 120
+              metronome --tempo-map song.txt --start-at chorus --loop
+              metronome --tempo-map song.txt --output song.wav
               metronome --bpm 137 --output click.wav --duration 1h
               metronome --bpm 120 --output click.flac --bars 64 --rate 44100
 
-            Exit status: 0 done, 64 bad option, 66 unreadable sound file,
+            Exit status: 0 done, 64 bad option, 65 malformed tempo map,
+            66 unreadable sound file or tempo map,
             69 audio device unavailable, 73 output cannot be created,
             74 audio device or file failed midway, 128+N stopped by signal N.
             """,
@@ -64,6 +68,21 @@ struct MetronomeCommand: ParsableCommand {
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seed for --random-mute: the same seed mutes the same beats.", valueName: "n"))
     var seed: String?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Speed trainer: every M bars move the tempo S bpm (negative slows down); needs --until (e.g. --step 5/4).", valueName: "s/m"))
+    var step: String?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Speed trainer: the tempo to stop at, then keep (e.g. --until 140).", valueName: "bpm"))
+    var until: String?
+
+    @Option(name: .long, help: ArgumentHelp("Play a klick tempo map: lines of '[label:] bars [n/d] tempo[-tempo2|,t2,...] [pattern] [volume]', tempo in quarter notes a minute.", valueName: "file"))
+    var tempoMap: String?
+
+    @Option(name: .long, help: ArgumentHelp("Start the tempo map at the entry with this label (e.g. --start-at chorus).", valueName: "label"))
+    var startAt: String?
+
+    @Flag(name: .long, help: "Repeat the tempo map (from --start-at, if given) until stopped.")
+    var loop = false
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Volume from 0 to 1 (e.g. --volume 0.5). Default 1.", valueName: "0..1"))
     var volume: String?
@@ -131,14 +150,17 @@ struct MetronomeCommand: ParsableCommand {
                      rhythm: RhythmOptions(pattern: pattern, subdivide: subdivide, swing: swing,
                                            subdivisionVolume: subdivisionVolume, subdivisionSound: subdivisionSound,
                                            polyrhythm: polyrhythm, polyrhythmSound: polyrhythmSound, countIn: countIn,
-                                           gap: gap, randomMute: randomMute, seed: seed))
+                                           gap: gap, randomMute: randomMute, seed: seed),
+                     plan: PlanOptions(tempoMap: tempoMap, startAt: startAt, loop: loop, step: step, until: until))
     }
 
     func validate() throws {
         do {
             _ = try settings()
-        } catch {
+        } catch where error.exit == .usage {
             throw ValidationError(error.message)
+        } catch {
+            // A malformed tempo map (65), an unreadable one (66): `run` reports it with its own status.
         }
     }
 

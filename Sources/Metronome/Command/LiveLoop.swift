@@ -25,9 +25,14 @@ final class LiveLoop {
     private var lastStatus: PendulumStatus?
     private var statusLine = ""
     private var heardClock: HeardClock
+    /// Hands the audio thread a tempo map's or the trainer's passages ahead of time.
+    private let feeder: PlanFeeder?
+    private var tempoChanges: TempoChanges
 
     init(settings: Settings, playback: LivePlayback, signals: TerminationSignals, trace: Trace?,
-         clickLog: ClickLog, passageLog: LockFreeQueue<Passage>, controller: PracticeController) {
+         clickLog: ClickLog, passageLog: LockFreeQueue<Passage>, controller: PracticeController, feeder: PlanFeeder? = nil) {
+        self.feeder = feeder
+        tempoChanges = TempoChanges(after: playback.track.passage)
         self.settings = settings
         self.playback = playback
         self.signals = signals
@@ -59,6 +64,7 @@ final class LiveLoop {
         playback.start()
         while !playback.isFinished {
             let now = clock.now()
+            feeder?.feed()
             collectPassages()
             collectClicks()
             if screen != nil { drawFrame(at: now) } else { printHeardClicks(at: now) }
@@ -118,12 +124,10 @@ final class LiveLoop {
     /// trace notes each new grid (a new tempo, a tap, a resume) at its first click.
     private func collectPassages() {
         while let passage = passageLog.pop() {
-            let before = motion.history.passages.last { !$0.paused }
             motion.history.append(passage)
-            guard !passage.paused else { continue }
-            let first = passage.frame(ofClick: passage.firstClick)
-            if let before, before.tempo == passage.tempo, before.frame(ofClick: passage.firstClick) == first { continue }
-            trace?.tempo(passage.tempo, frame: first)
+            // The tempo keys step from the tempo playing, which a plan moves.
+            if !passage.paused { controller.follow(passage.tempo) }
+            if let frame = tempoChanges.firstFrame(ofChangeTo: passage) { trace?.tempo(passage.tempo, frame: frame) }
         }
     }
 

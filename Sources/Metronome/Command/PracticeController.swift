@@ -59,6 +59,11 @@ public struct PracticeController: Sendable {
         }
     }
 
+    /// The tempo a plan (a tempo map, the speed trainer) has moved to: the keys step from it.
+    public mutating func follow(_ tempo: Tempo) {
+        self.tempo = tempo
+    }
+
     /// The gain for the volume at a tempo: the volume, lowered if clicks that close would clip.
     public func gain(for tempo: Tempo) -> Float {
         headroom.gain(for: ClickSchedule(tempo: tempo, rate: rate), volume: Float(volumePercent) / 100)

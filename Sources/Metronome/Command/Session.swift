@@ -13,21 +13,29 @@ public enum Session {
 
     static func render(_ settings: Settings, to output: String, format: OutputFormat, signals: TerminationSignals) throws(MetronomeError) -> Int32 {
         let sounds = try loadSounds(settings, rate: settings.rate)
-        let track = ClickTrack(schedule: ClickSchedule(tempo: settings.tempo, meter: settings.meter, rate: settings.rate),
-                               sounds: sounds, volume: settings.volume, length: settings.length, rhythm: settings.rhythm)
+        let (track, feeder, expectedEnd) = makeTrack(settings, sounds: sounds, rate: settings.rate)
         let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
         let clickLog = ClickLog(capacity: 1 << 16)
-        if trace != nil { track.clickLog = clickLog }
-        trace?.tempo(settings.tempo, frame: 0)
-        // Between blocks and at the end: the clicks of the blocks rendered so far.
+        let passageLog = LockFreeQueue<Passage>(capacity: 1024)
+        if trace != nil {
+            track.clickLog = clickLog
+            track.passageLog = passageLog
+        }
+        var tempoChanges = TempoChanges(after: track.passage)
+        trace?.tempo(track.schedule.tempo, frame: 0)
+        // Between blocks and at the end: the clicks and tempo changes of the blocks rendered so far.
         func traceClicks() {
             guard let trace else { return }
+            while let passage = passageLog.pop() {
+                if let frame = tempoChanges.firstFrame(ofChangeTo: passage) { trace.tempo(passage.tempo, frame: frame) }
+            }
             for click in clickLog.drain() { trace.click(click) }
             trace.flush()
         }
         do {
-            _ = try FileRenderer(path: output, format: format).render(track, interrupted: {
+            _ = try FileRenderer(path: output, format: format).render(track, expectedFrames: expectedEnd, interrupted: {
                 traceClicks()
+                feeder?.feed()
                 return signals.takeStop()
             })
             traceClicks()
@@ -49,18 +57,17 @@ public enum Session {
             // Load again at the device's rate: one conversion from the file, not two.
             sounds = try loadSounds(settings, rate: sink.rate)
         }
-        let track = ClickTrack(schedule: ClickSchedule(tempo: settings.tempo, meter: settings.meter, rate: sink.rate),
-                               sounds: sounds, volume: settings.volume, length: settings.length, rhythm: settings.rhythm)
+        let (track, feeder, _) = makeTrack(settings, sounds: sounds, rate: sink.rate)
         let clickLog = ClickLog()
         track.clickLog = clickLog
         let passageLog = LockFreeQueue<Passage>(capacity: 256)
         track.passageLog = passageLog
         let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
         let playback = LivePlayback(track: track, sink: sink)
-        let controller = PracticeController(tempo: settings.tempo, volume: settings.volume, rate: sink.rate,
+        let controller = PracticeController(tempo: track.schedule.tempo, volume: settings.volume, rate: sink.rate,
                                             headroom: sounds.headroom(rhythm: settings.rhythm, meter: settings.meter))
         let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace,
-                              clickLog: clickLog, passageLog: passageLog, controller: controller).run()
+                              clickLog: clickLog, passageLog: passageLog, controller: controller, feeder: feeder).run()
 
         if playback.underruns > 0 {
             StandardError.report("\(playback.underruns) underrun\(playback.underruns == 1 ? "" : "s") on '\(sink.name)': the sound dropped out; a larger --latency may help")
@@ -69,6 +76,40 @@ public enum Session {
             throw MetronomeError(.ioError, "audio device '\(sink.name)' failed: \(failure.message)")
         }
         return status
+    }
+
+    /// The track `settings` ask for at `rate`; for a tempo map or the speed
+    /// trainer, with the feeder that hands it the plan, and where a plan that
+    /// ends is expected to end (for sizing a file).
+    static func makeTrack(_ settings: Settings, sounds: ClickSounds, rate: SampleRate) -> (ClickTrack, PlanFeeder?, Int64?) {
+        guard let source = settings.plan else {
+            let schedule = ClickSchedule(tempo: settings.tempo, meter: settings.meter, rate: rate)
+            return (ClickTrack(schedule: schedule, sounds: sounds, volume: settings.volume, length: settings.length,
+                               rhythm: settings.rhythm), nil, nil)
+        }
+        // A tempo map's bars differ: the track counts beats.
+        let whole = TempoPlan(source, rate: rate, rhythm: settings.rhythm)
+        let beats: Int64?
+        let length: TrackLength
+        switch settings.length {
+        case .bars(let bars):
+            beats = whole.beats(inBars: bars)
+            length = beats.map(TrackLength.beats) ?? .endless
+        case .beats(let count):
+            beats = count
+            length = .beats(count)
+        case .playtime:
+            // The last tempo plays on to the end of the time.
+            beats = nil
+            length = settings.length
+        case .endless:
+            beats = whole.beats(inBars: nil)
+            length = beats.map(TrackLength.beats) ?? .endless
+        }
+        let plan = TempoPlan(source, rate: rate, rhythm: settings.rhythm, beats: beats)
+        let feeder = PlanFeeder(plan)
+        let track = ClickTrack(plan: plan, feeder: feeder, sounds: sounds, volume: settings.volume, length: length)
+        return (track, feeder, plan.endFrame(beats: beats))
     }
 
     static func loadSounds(_ settings: Settings, rate: SampleRate) throws(MetronomeError) -> ClickSounds {

@@ -14,6 +14,8 @@ public struct Settings: Sendable, Equatable {
     public var polyrhythmSound: String?
     /// Accents, subdivisions, second voice, count-in and muted beats.
     public var rhythm = Rhythm.plain
+    /// A tempo map or the speed trainer; nil: one tempo (keys may change it).
+    public var plan: TempoPlan.Source?
     /// Render to this file instead of playing.
     public var output: String?
     public var outputFormat: OutputFormat?
@@ -40,10 +42,15 @@ public struct Settings: Sendable, Equatable {
                 device: String? = nil, latency: String? = nil, beatSound: String? = nil, bellSound: String? = nil,
                 pendulum: Bool = true, angle: String? = nil, easing: String? = nil, clickAt: String? = nil,
                 visualOffset: String? = nil, fps: String? = nil, trace: String? = nil,
-                verbose: Bool = false, quiet: Bool = false, rhythm: RhythmOptions = RhythmOptions()) throws(MetronomeError) {
+                verbose: Bool = false, quiet: Bool = false, rhythm: RhythmOptions = RhythmOptions(),
+                plan: PlanOptions = PlanOptions()) throws(MetronomeError) {
         if let bpm { tempo = try Tempo(parsing: bpm) }
         if let meter { self.meter = try Meter(parsing: meter) }
-        self.rhythm = try rhythm.parse(meter: self.meter)
+        let map = try plan.readMap(bpm: bpm, meter: meter, pattern: rhythm.pattern)
+        // Rhythm options that count beats of a bar are checked against the map's shortest bar.
+        let rhythmMeter = map.flatMap { $0.entries.map(\.meter).min { $0.beatsPerBar < $1.beatsPerBar } } ?? self.meter
+        self.rhythm = try rhythm.parse(meter: rhythmMeter)
+        self.plan = try plan.source(map: map, tempo: tempo, meter: self.meter)
         subdivisionSound = try rhythm.subdivisionSound.map { path throws(MetronomeError) in try Self.soundFile(path, "--subdivision-sound") }
         polyrhythmSound = try rhythm.polyrhythmSound.map { path throws(MetronomeError) in try Self.soundFile(path, "--polyrhythm-sound") }
         if let rate { self.rate = try SampleRate(parsing: rate) }
@@ -62,7 +69,8 @@ public struct Settings: Sendable, Equatable {
         if let output {
             guard !output.isEmpty else { throw .usage("output file name is empty") }
             outputFormat = try OutputFormat(path: output, sampleFormat: sampleFormat)
-            guard length != .endless else {
+            let mapEnds = if case .map(_, _, let loops) = self.plan { !loops } else { false }
+            guard length != .endless || mapEnds else {
                 throw .usage("--output '\(output)' needs a length: add --bars N or --duration T, e.g. --bars 16")
             }
             guard device == nil, latency == nil else {
@@ -190,6 +198,72 @@ public struct RhythmOptions: Sendable {
         if seed != nil, randomMute == nil { throw .usage("--seed chooses the beats --random-mute mutes: give --random-mute PCT too") }
         rhythm.muting = try BeatMuting(gap: gap, randomMute: randomMute, seed: seed)
         return rhythm
+    }
+}
+
+/// The raw values of the options that plan the tempo: a tempo map, or the speed trainer.
+public struct PlanOptions: Sendable {
+    public var tempoMap: String?
+    public var startAt: String?
+    public var loop = false
+    public var step: String?
+    public var until: String?
+
+    public init(tempoMap: String? = nil, startAt: String? = nil, loop: Bool = false, step: String? = nil, until: String? = nil) {
+        self.tempoMap = tempoMap
+        self.startAt = startAt
+        self.loop = loop
+        self.step = step
+        self.until = until
+    }
+
+    /// The map, read and checked (exit 65 with `file:line:column:` when malformed), or nil.
+    func readMap(bpm: String?, meter: String?, pattern: String?) throws(MetronomeError) -> TempoMap? {
+        guard let tempoMap else {
+            if startAt != nil || loop { throw .usage("--start-at and --loop are for a --tempo-map") }
+            return nil
+        }
+        guard !tempoMap.isEmpty else { throw .usage("--tempo-map needs a file name") }
+        guard bpm == nil, meter == nil, pattern == nil, step == nil, until == nil else {
+            throw .usage("--tempo-map sets the tempo, meter and pattern of every bar: drop --bpm, --meter, --pattern, --step and --until")
+        }
+        return try TempoMap(contentsOf: tempoMap)
+    }
+
+    func source(map: TempoMap?, tempo: Tempo, meter: Meter) throws(MetronomeError) -> TempoPlan.Source? {
+        if let map, let tempoMap {
+            var first = 0
+            if let startAt {
+                guard let index = map.entry(labelled: startAt) else {
+                    let labels = map.entries.compactMap(\.label)
+                    let known = labels.isEmpty ? "it has no labels" : "its labels are " + labels.joined(separator: ", ")
+                    throw .usage("--start-at '\(startAt)': no entry of '\(tempoMap)' has that label; \(known)")
+                }
+                first = index
+            }
+            return .map(map, first: first, loops: loop)
+        }
+        switch (step, until) {
+        case (nil, nil):
+            return nil
+        case (.some, nil), (nil, .some):
+            throw .usage("the speed trainer needs both --step S/M and --until T, e.g. --step 5/4 --until 140")
+        case (.some(let step), .some(let until)):
+            let parts = step.trimmingSpaces.split(separator: "/", omittingEmptySubsequences: false)
+            let text = parts.first.map(String.init) ?? ""
+            let negative = text.hasPrefix("-")
+            guard parts.count == 2, let milli = ExactDecimal.parse(String(text.dropFirst(negative ? 1 : (text.hasPrefix("+") ? 1 : 0))),
+                                                                   places: 3, in: 1...999_000),
+                  let bars = Int64(parts[1]), (1...10_000).contains(bars) else {
+                throw .usage("step '\(step)' is not S/M: S bpm (negative slows down) every M bars, e.g. 5/4 or -2.5/8")
+            }
+            let target = try Tempo(parsing: until)
+            guard target != tempo else { throw .usage("--until \(until) is the starting tempo: nothing to train") }
+            guard (target > tempo) != negative else {
+                throw .usage("--step \(step) moves away from --until \(until): use a \(negative ? "positive" : "negative") step to go from \(tempo) to \(target)")
+            }
+            return .trainer(start: tempo, step: negative ? -milli : milli, barsPerStep: bars, until: target, meter: meter)
+        }
     }
 }
 

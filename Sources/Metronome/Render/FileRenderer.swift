@@ -26,8 +26,10 @@ public struct FileRenderer {
     ///
     /// `interrupted` is asked between blocks; when it returns a signal number
     /// the render stops, the temporary file is removed and `Interruption` is thrown.
-    public func render(_ track: ClickTrack, interrupted: () -> Int32? = { nil }) throws -> Int64 {
-        guard let endFrame = track.endFrame else {
+    /// `expectedFrames` sizes the file while the track's end is still to be
+    /// worked out (a tempo map's end is known once its last passage plays).
+    public func render(_ track: ClickTrack, expectedFrames: Int64? = nil, interrupted: () -> Int32? = { nil }) throws -> Int64 {
+        guard let endFrame = track.endFrame ?? expectedFrames else {
             throw MetronomeError.usage("--output needs a length: add --bars N or --duration T")
         }
         let temporary = try TemporaryFile(beside: path)

@@ -181,7 +181,7 @@ public struct TempoPlan: Sendable {
                 // The beat's own length as its grid, so its subdivisions split it evenly.
                 let unit: Double = 0x1p20
                 let length = UInt64(((end - start) * unit).rounded())
-                let millibpm = Int64((60_000 * Double(rate.framesPerSecond) * 1000 / (end - start)).rounded())
+                let millibpm = Int64((60_000 * Double(rate.framesPerSecond) / (end - start)).rounded())
                 let schedule = ClickSchedule(framesPerClick: max(length, 1), over: UInt64(unit), tempo: Tempo(clamping: millibpm),
                                              meter: entry.meter, rate: rate)
                 position = rampStart.advanced(byRealFrames: start)
