@@ -39,6 +39,10 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "metronome-fuzz",
+            dependencies: ["Metronome"]
+        ),
+        .executableTarget(
             name: "make-sounds",
             dependencies: ["Metronome"]
         ),

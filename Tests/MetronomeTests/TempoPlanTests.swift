@@ -1,3 +1,4 @@
+import CAllocationCounter
 import Foundation
 @testable import Metronome
 import Testing
@@ -191,5 +192,33 @@ func parseMap(_ text: String) throws -> TempoMap {
             start = start + (try beatFrames(quarterNotes: q, noteValue: 4, rate: 48_000))
         }
         #expect(run.frames == expected)
+    }
+
+    @Test func followingAPlanAllocatesNothingOnTheAudioThread() throws {
+        let map = try parseMap("1 7/8 133.333 X..x..x\n2 3/4 100,110,120,130,140,150\n2 120-180 0.5")
+        var rhythm = Rhythm()
+        rhythm.subdivision = try Subdivision(parsingClicks: "3", swing: nil)
+        rhythm.polyrhythm = try Polyrhythm(parsing: "2:3", beatsPerBar: 3)
+        let plan = TempoPlan(.map(map, first: 0, loops: true), rate: .standard, rhythm: rhythm)
+        let feeder = PlanFeeder(plan)
+        let rate = SampleRate.standard
+        let sounds = ClickSounds(beat: Sound(samples: [0.1], rate: rate), bell: Sound(samples: [0.2], rate: rate))
+        let track = ClickTrack(plan: plan, feeder: feeder, sounds: sounds)
+        let log = ClickLog(capacity: 1 << 16)
+        track.clickLog = log
+        track.passageLog = LockFreeQueue(capacity: 1 << 12)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+        defer { buffer.deallocate() }
+        track.render(into: buffer, count: 256)
+        var allocations = 0
+        for _ in 0..<8_000 {
+            feeder.feed()  // the plan's thread allocates; the audio thread must not
+            metronome_counting_begin()
+            track.render(into: buffer, count: 256)
+            allocations += Int(metronome_counting_end())
+        }
+        #expect(allocations == 0)
+        // 8000 blocks of 256 frames: 42.7 s, several passes of the 9.6 s map.
+        #expect(log.drain().filter { $0.sound == .bell && $0.bar >= 0 }.count > 5 * 3)
     }
 }

@@ -20,6 +20,16 @@ public struct TempoMap: Sendable, Equatable {
         public var volume: Float
 
         public var beats: Int64 { bars * Int64(meter.beatsPerBar) }
+
+        /// At most how long the entry lasts: every beat at its slowest tempo.
+        var longestSeconds: Double {
+            let slowest: Tempo = switch tempo {
+            case .constant(let tempo): tempo
+            case .ramp(let from, let to): min(from, to)
+            case .perBeat(let tempos): tempos.min() ?? Tempo(bpm: 1)!
+            }
+            return Double(beats) * 240 / Double(meter.noteValue) / (Double(slowest.millibeatsPerMinute) / 1000)
+        }
     }
 
     /// An entry's tempo, in quarter notes a minute.
@@ -30,6 +40,9 @@ public struct TempoMap: Sendable, Equatable {
         /// One tempo for each beat of the entry.
         case perBeat([Tempo])
     }
+
+    /// The longest map: a week.
+    public static let longestSeconds: Double = 7 * 24 * 3600
 
     /// The largest volume an entry may ask for.
     public static let loudest: Float = 10
@@ -79,6 +92,14 @@ public struct TempoMap: Sendable, Equatable {
                 }
             }
             entries.append(entry)
+        }
+        // Long enough for any rehearsal, short enough that no frame number can overflow.
+        var seconds = 0.0
+        for (index, entry) in entries.enumerated() {
+            seconds += entry.longestSeconds
+            guard seconds <= TempoMap.longestSeconds else {
+                throw MetronomeError(.dataError, "\(name):\(index + 1):1: the map up to here lasts more than a week")
+            }
         }
         guard !entries.isEmpty else {
             throw MetronomeError(.dataError, "\(name):\(line):1: the tempo map has no entries: write e.g. '8 120' for 8 bars at 120")

@@ -179,7 +179,9 @@ public struct TempoPlan: Sendable {
                 let end = rampOffset(from: from, to: to, entry: entry, beat: beatInEntry + 1)
                 let lastBeat = beatInEntry == entry.beats - 1
                 // The beat's own length as its grid, so its subdivisions split it evenly.
-                let unit: Double = 0x1p20
+                // 2^-20 of a frame, coarser for beats so long the fraction would pass 2^40.
+                var unit: Double = 0x1p20
+                while (end - start) * unit >= 0x1p39, unit > 1 { unit /= 2 }
                 let length = UInt64(((end - start) * unit).rounded())
                 let millibpm = Int64((60_000 * Double(rate.framesPerSecond) / (end - start)).rounded())
                 let schedule = ClickSchedule(framesPerClick: max(length, 1), over: UInt64(unit), tempo: Tempo(clamping: millibpm),
