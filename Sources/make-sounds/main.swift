@@ -43,20 +43,28 @@ func normalised(_ samples: [Double], peak target: Float = headroomPeak) -> [Floa
 /// A dry mechanical tick: a noise burst through broad, heavily damped
 /// resonances (no steady pitch), gone in 40 ms.
 func beat() -> [Float] {
+    tick(body: [Resonator(frequency: 1_900, bandwidth: 900), Resonator(frequency: 3_300, bandwidth: 1_400),
+                Resonator(frequency: 5_600, bandwidth: 2_500)],
+         seconds: 0.040, strike: (level: 0.35, decay: 0.0015), decay: 0.006)
+}
+
+/// Noise struck through resonators and dying fast: the beat's tick and the
+/// subdivision's. The last 96 samples fade to silence.
+func tick(body: [Resonator], seconds: Double, strike: (level: Double, decay: Double), decay: Double,
+          peak: Float = headroomPeak) -> [Float] {
     var noise = Noise()
-    var body = [Resonator(frequency: 1_900, bandwidth: 900), Resonator(frequency: 3_300, bandwidth: 1_400),
-                Resonator(frequency: 5_600, bandwidth: 2_500)]
-    let count = Int(0.040 * rate)
+    var body = body
+    let count = Int(seconds * rate)
     var samples = [Double](repeating: 0, count: count)
     for n in 0..<count {
         let t = Double(n) / rate
-        let excitation = noise.next() * exp(-t / 0.0015)
-        var sum = excitation * 0.35
+        let excitation = noise.next() * exp(-t / strike.decay)
+        var sum = excitation * strike.level
         for index in body.indices { sum += body[index].process(excitation) }
         let tail = n > count - 96 ? Double(count - n) / 96 : 1
-        samples[n] = sum * exp(-t / 0.006) * tail
+        samples[n] = sum * exp(-t / decay) * tail
     }
-    return normalised(samples)
+    return normalised(samples, peak: peak)
 }
 
 /// A small bell: inharmonic partials, the high ones dying first, and a short
@@ -86,19 +94,8 @@ func bell() -> [Float] {
 /// The subdivision tick: lighter and higher than the beat, gone in 20 ms,
 /// 9 dB under it, so the beats stay in front.
 func subdivision() -> [Float] {
-    var noise = Noise()
-    var body = [Resonator(frequency: 4_200, bandwidth: 1_800), Resonator(frequency: 7_000, bandwidth: 3_000)]
-    let count = Int(0.020 * rate)
-    var samples = [Double](repeating: 0, count: count)
-    for n in 0..<count {
-        let t = Double(n) / rate
-        let excitation = noise.next() * exp(-t / 0.0008)
-        var sum = excitation * 0.25
-        for index in body.indices { sum += body[index].process(excitation) }
-        let tail = n > count - 96 ? Double(count - n) / 96 : 1
-        samples[n] = sum * exp(-t / 0.003) * tail
-    }
-    return normalised(samples, peak: 0.251)  // -12 dBFS
+    tick(body: [Resonator(frequency: 4_200, bandwidth: 1_800), Resonator(frequency: 7_000, bandwidth: 3_000)],
+         seconds: 0.020, strike: (level: 0.25, decay: 0.0008), decay: 0.003, peak: 0.251)  // -12 dBFS
 }
 
 /// The second voice of a polyrhythm: a woodblock, a short pitched knock
