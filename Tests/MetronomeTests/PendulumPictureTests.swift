@@ -61,6 +61,39 @@ import Testing
         #expect(status.text(width: 34) == "137 bpm  4/4  12:3  01:23  q quit")
     }
 
+    @Test func theStatusLineNamesTheCountIn() {
+        var countingIn = status
+        countingIn.countIn = true
+        #expect(countingIn.text(width: 200).hasPrefix("137 bpm  4/4  count-in 12:3 "))
+    }
+
+    @Test func thePendulumSwingsThroughMutedBarsAndAcrossAPlannedMap() throws {
+        // A gap trainer mutes bar 2 of every 2: the rod still reaches each extreme on the beat.
+        var rhythm = Rhythm()
+        rhythm.muting = try BeatMuting(gap: "1:1", randomMute: nil, seed: nil)
+        let schedule = ClickSchedule(tempo: Tempo(bpm: 120)!, rate: .standard)
+        let muted = PendulumMotion(history: PassageHistory(Passage(schedule: schedule, rhythm: rhythm)))
+        for click in Int64(4)..<8 {
+            let angle = muted.angle(atFrame: Double(schedule.frame(ofClick: click)))
+            #expect(abs(abs(angle) - 30) < 1e-9)
+        }
+        // Across the passages of a tempo map (a per-beat list, then a ramp): an extreme at every beat.
+        let map = try TempoMap(parsing: Array("1 3/4 100,150,200\n1 3/4 200-100".utf8), name: "map")
+        var plan = TempoPlan(.map(map, first: 0, loops: false), rate: .standard, rhythm: .plain)
+        var history = PassageHistory(Passage(schedule: plan.firstSchedule))
+        var passages: [Passage] = []
+        while let passage = plan.next() {
+            history.append(passage)
+            passages.append(passage)
+        }
+        let motion = PendulumMotion(history: history)
+        for (click, passage) in passages.enumerated() {
+            let frame = passage.frame(ofClick: Int64(click))
+            let angle = motion.angle(atFrame: Double(frame))
+            #expect(abs(angle - (click % 2 == 0 ? 30 : -30)) < 1e-9, "click \(click) at \(frame): \(angle)")
+        }
+    }
+
     @Test func theHelpOverlayListsTheKeysInABox() {
         var grid = PendulumPicture.draw(width: 80, height: 24, angle: 0, status: status)
         PendulumPicture.drawHelp(into: &grid)
