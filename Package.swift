@@ -9,7 +9,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/attaswift/BigInt", from: "6.0.1"),
     ],
     targets: [
         .systemLibrary(
@@ -29,7 +28,7 @@ let package = Package(
         ),
         .target(
             name: "Metronome",
-            dependencies: ["CAlsa", "CSndFile", "CSampleRate", .product(name: "BigInt", package: "BigInt")]
+            dependencies: ["CAlsa", "CSndFile", "CSampleRate"]
         ),
         .executableTarget(
             name: "metronome",

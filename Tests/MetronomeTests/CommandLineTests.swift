@@ -158,7 +158,10 @@ func spawnAndWait(_ executable: String, _ arguments: [String], environment: [Str
         #expect(result.status == 0)
         for option in ["--bpm", "--meter", "--volume", "--rate", "--bars", "--duration", "--beat-sound", "--bell-sound",
                        "--device", "--latency", "--output", "--format", "--no-pendulum", "--version", "--angle",
-                       "--easing", "--click-at", "--visual-offset", "--fps", "--trace", "--verbose", "--quiet"] {
+                       "--easing", "--click-at", "--visual-offset", "--fps", "--trace", "--verbose", "--quiet",
+                       "--pattern", "--subdivide", "--swing", "--subdivision-volume", "--subdivision-sound", "--polyrhythm",
+                       "--polyrhythm-sound", "--count-in", "--gap", "--random-mute", "--seed", "--step", "--until",
+                       "--tempo-map", "--start-at", "--loop"] {
             #expect(result.standardOutput.contains(option), "\(option)")
         }
         #expect(result.standardOutput.contains("e.g."))

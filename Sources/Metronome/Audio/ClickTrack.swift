@@ -7,7 +7,9 @@
 /// order: the beats, the subdivisions between them, and the second voice of a
 /// polyrhythm; each click is timed by the passage of the beat it falls in.
 /// Live playback and file rendering run this same code. Practice commands
-/// (`apply`) change the passage at the first frame not yet rendered.
+/// (`apply`) change the passage at the first frame not yet rendered; a plan's
+/// passages (a tempo map, the speed trainer), worked out ahead on another
+/// thread, arrive through `plan` and each takes over at its first click.
 public final class ClickTrack: @unchecked Sendable {
     /// The schedule the track starts with.
     public let schedule: ClickSchedule

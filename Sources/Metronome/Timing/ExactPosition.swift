@@ -1,32 +1,29 @@
-import BigInt
-import Glibc
 
 /// A position on the timeline in frames, held exactly: a fraction of
-/// unbounded integers, plus (once a tempo ramp has played) the real-valued
+/// unbounded integers (whose denominator is the least common multiple of
+/// the intervals' denominators so far), plus (once a tempo ramp has played) the real-valued
 /// length of the ramps, each computed on its own from its closed form.
 ///
 /// A plan adds every stretch's length to the position where it starts, so
 /// each stretch starts at its exact place and no rounding carries from one to
 /// the next. Used off the audio thread only: it allocates.
 struct ExactPosition: Sendable {
-    private(set) var numerator = BigInt(0)
-    private(set) var denominator = BigInt(1)
+    private(set) var numerator = LargeUInt.zero
+    private(set) var denominator = LargeUInt(1)
     /// Frames of ramps (irrational lengths), added on top of the fraction.
     private(set) var real: Double = 0
 
     static let zero = ExactPosition()
 
-    /// Moves on by `count` intervals of `numerator / denominator` frames.
+    /// Moves on by `count` intervals of `numerator / denominator` frames:
+    /// `n/d + a/Q = (n * (Q/g) + a * (d/g)) / (d * Q/g)` with `g = gcd(d, Q)`.
     mutating func advance(by count: Int64, of interval: (numerator: UInt64, denominator: UInt64)) {
-        let addend = BigInt(count) * BigInt(interval.numerator)
-        let denominatorAdded = BigInt(interval.denominator)
-        numerator = numerator * denominatorAdded + addend * denominator
-        denominator *= denominatorAdded
-        let divisor = numerator.greatestCommonDivisor(with: denominator)
-        if divisor > 1 {
-            numerator /= divisor
-            denominator /= divisor
-        }
+        precondition(count >= 0, "positions only move on")
+        let added = LargeUInt(UInt64(count)) * interval.numerator
+        let common = denominator.greatestCommonDivisor(with: interval.denominator)
+        let scale = interval.denominator / common
+        numerator = numerator * scale + added * denominator.quotientAndRemainder(dividingBy: common).quotient
+        denominator = denominator * scale
     }
 
     /// Moves on by a ramp's length in frames.
@@ -46,11 +43,11 @@ struct ExactPosition: Sendable {
     func origin(beat: UInt64, subdivision: UInt64, polyrhythm: UInt64) -> (frame: Int64, phase: GridPhase) {
         let (whole, remainder) = numerator.quotientAndRemainder(dividingBy: denominator)
         if real == 0 {
-            func phase(_ units: UInt64) -> UInt64 { UInt64(remainder * BigInt(units) / denominator) }
+            func phase(_ units: UInt64) -> UInt64 { (remainder * units).quotientAndRemainder(dividingBy: denominator).quotient }
             return (Int64(whole), GridPhase(beat: phase(beat), subdivision: phase(subdivision), polyrhythm: phase(polyrhythm)))
         }
         // A ramp's length is irrational: no tie can occur, and 53 bits of the fraction are plenty.
-        let fraction = Double(remainder << 53 / denominator) / 0x1p53
+        let fraction = Double(remainder.shiftedLeft(by: 53).quotientAndRemainder(dividingBy: denominator).quotient) / 0x1p53
         let realWhole = real.rounded(.down)
         let sum = fraction + (real - realWhole)
         let carry = sum.rounded(.down)
