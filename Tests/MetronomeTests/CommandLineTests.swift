@@ -222,4 +222,27 @@ func spawnAndWait(_ executable: String, _ arguments: [String], environment: [Str
         }
         #expect(differing > 0)  // 137.5 bpm at 44.1 kHz has fractional positions: the two methods do differ
     }
+
+    @Test(arguments: [(Int32(SIGINT), Int32(130)), (Int32(SIGTERM), Int32(143))])
+    func aSignalDuringARenderLeavesNoFileAndNoTemporaryFile(signal: Int32, status: Int32) throws {
+        // Ten hours at 44.1 kHz: long enough that the signal always lands mid-render.
+        let output = directory.file("long.wav")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: metronomeBinary())
+        process.arguments = ["--bpm", "120", "--duration", "10h", "--rate", "44100", "--output", output]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // The temporary file appears beside the output once rendering has begun.
+        let deadline = Date().addingTimeInterval(20)
+        while directory.contents().isEmpty, Date() < deadline { usleep(10_000) }
+        #expect(!directory.contents().isEmpty, "the render never started")
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == status)
+        #expect(directory.contents().isEmpty, "\(directory.contents())")
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(!message.contains("Fatal") && !message.contains("Stack"))
+    }
 }

@@ -67,7 +67,7 @@ final class TmuxPane {
 @Suite struct TerminalTests {
     static let tmuxInstalled = FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")
 
-    enum Exit: String, CaseIterable { case q, controlC, sigterm }
+    enum Exit: String, CaseIterable { case q, controlC, sigterm, sighup }
 
     @Test(.enabled(if: tmuxInstalled || RealTimeLoopbackTests.required), arguments: Exit.allCases)
     func thePendulumDrawsMovesAndEveryExitRestoresTheTerminal(exit: Exit) throws {
@@ -84,18 +84,36 @@ final class TmuxPane {
         switch exit {
         case .q: try pane.send("q")
         case .controlC: try pane.send("C-c")
-        case .sigterm:
+        case .sigterm, .sighup:
             let pid = try #require(try pane.programPID(named: "metronome"))
-            kill(pid, SIGTERM)
+            kill(pid, exit == .sigterm ? SIGTERM : SIGHUP)  // SIGHUP: the terminal was closed
         }
         let outcome = try pane.outcome()
-        #expect(outcome.status == [Exit.q: 0, .controlC: 130, .sigterm: 143][exit])
+        #expect(outcome.status == [Exit.q: 0, .controlC: 130, .sigterm: 143, .sighup: 129][exit])
         // Cooked mode with echo, as before.
         let flags = outcome.stty.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == ";" })
         #expect(flags.contains("icanon") && flags.contains("echo"))
         #expect(!flags.contains("-icanon") && !flags.contains("-echo"))
         // The alternate screen is gone: the pane shows the shell's screen again, not the picture.
         #expect(!(try pane.capture()).contains("q quit"))
+    }
+
+    @Test(.enabled(if: tmuxInstalled || RealTimeLoopbackTests.required))
+    func aTooSmallTerminalShowsOneLineAndIsRestored() throws {
+        let pane = try TmuxPane(command: "ALSA_CONFIG_PATH=/nonexistent \(metronomeBinary()) --bpm 100 2>/dev/null", width: 24, height: 3)
+        var screen = ""
+        try pane.waitUntil("the one-line indicator") {
+            screen = try pane.capture()
+            return screen.contains("100")
+        }
+        #expect(!screen.contains("====="))  // no picture squeezed into three rows
+        #expect(screen.split(separator: "\n").allSatisfy { $0.count <= 24 })
+        let pid = try #require(try pane.programPID(named: "metronome"))
+        kill(pid, SIGTERM)
+        let outcome = try pane.outcome()
+        #expect(outcome.status == 143)
+        let flags = outcome.stty.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == ";" })
+        #expect(flags.contains("icanon") && flags.contains("echo"))
     }
 
     @Test(.enabled(if: tmuxInstalled || RealTimeLoopbackTests.required))
