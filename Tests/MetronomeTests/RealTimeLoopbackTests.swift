@@ -99,6 +99,13 @@ final class JackLoopback {
         return try readSoundFile(file).samples
     }
 
+    /// Stops the JACK server, as when the sound server goes away mid-run.
+    func stopServer() {
+        guard let server = processes.first, server.isRunning else { return }
+        server.terminate()
+        server.waitUntilExit()
+    }
+
     func log() throws -> String { (try? String(contentsOfFile: serverLog, encoding: .utf8)) ?? "" }
 
     /// Whether jackd itself reported an xrun: a loaded machine, not the metronome.
@@ -201,5 +208,30 @@ final class JackLoopback {
             #expect(worst < 0.003 * 48_000, "worst deviation \(worst) frames")
             return
         }
+    }
+
+    @Test(.enabled(if: (JackLoopback.isInstalled && TerminalTests.tmuxInstalled) || required))
+    func aLostSoundServerIsOneLineAndExit74WithTheTerminalRestored() throws {
+        try #require(JackLoopback.isInstalled && TerminalTests.tmuxInstalled, "jackd2, libasound2-plugins and tmux are needed")
+        let loopback = try JackLoopback()
+        let trace = loopback.home.file("trace.jsonl"), errors = loopback.home.file("stderr")
+        let environment = loopback.environment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
+        let pane = try TmuxPane(command: "env \(environment) \(metronomeBinary()) --device loopback --bpm 137 --trace \(trace) 2>\(errors)")
+        // Playing: the picture is up and clicks are being started.
+        try pane.waitUntil("clicks through the loopback") {
+            try (try? String(contentsOfFile: trace, encoding: .utf8))?.contains("\"click\"") == true && pane.capture().contains("q quit")
+        }
+        let stopped = Date()
+        loopback.stopServer()
+        let outcome = try pane.outcome(seconds: 10)
+        let took = Date().timeIntervalSince(stopped)
+        #expect(outcome.status == 74)
+        #expect(took < 5, "took \(took) s to notice")
+        let lines = try String(contentsOfFile: errors, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 1, "\(lines)")
+        #expect(lines.first?.hasPrefix("metronome: audio device 'loopback' failed: ") == true, "\(lines)")
+        let flags = outcome.stty.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == ";" })
+        #expect(flags.contains("icanon") && flags.contains("echo"))
+        #expect(!(try pane.capture()).contains("q quit"))
     }
 }

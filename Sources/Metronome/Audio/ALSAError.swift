@@ -13,7 +13,11 @@ public struct ALSAError: Error, CustomStringConvertible, Sendable {
         self.call = call
     }
 
-    public var message: String { String(cString: snd_strerror(code)) }
+    public var message: String {
+        // A wait that ran out: the device stopped taking audio.
+        if code == -ETIMEDOUT, call == "snd_pcm_wait" { return "it took no audio for 2 seconds (the device or its sound server stopped)" }
+        return String(cString: snd_strerror(code))
+    }
     public var description: String { "\(call): \(message)" }
 
     /// An underrun (`-EPIPE`) or a suspend (`-ESTRPIPE`): `snd_pcm_recover` can bring the stream back.

@@ -52,7 +52,7 @@ public final class LivePlayback: @unchecked Sendable {
     /// The device error that ended playback, if one did.
     public var failure: ALSAError? {
         let code = failureCode.load(ordering: .acquiring)
-        return code == 0 ? nil : ALSAError(code: code, call: "snd_pcm_writei")
+        return code == 0 ? nil : ALSAError(code: code, call: code == -ETIMEDOUT ? "snd_pcm_wait" : "snd_pcm_writei")
     }
 
     /// Starts the audio thread.

@@ -5,7 +5,9 @@ import Glibc
 ///
 /// Opened with explicit period and buffer sizes, interleaved access, float
 /// samples where the device takes them (else S16), and monotonic status
-/// timestamps. Writes block (`snd_pcm_writei`) while the buffer is full.
+/// timestamps. Writes wait (`snd_pcm_wait`, bounded) while the buffer is
+/// full: a device that stops taking audio (its sound server gone) is an
+/// error after `stallLimit`, never a hang.
 public final class PCMDevice: AudioSink, @unchecked Sendable {
     public let name: String
     public let rate: SampleRate
@@ -19,6 +21,8 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
     private let status: OpaquePointer
     private let floats: UnsafeMutablePointer<Float>
     private let shorts: UnsafeMutablePointer<Int16>
+    /// How long a write may wait for room before the device counts as lost: 2 s, or four buffers if longer.
+    public let stallLimitMilliseconds: Int32
 
     /// Opens `name` for playback at `rate` with periods of `periodFrames` and a
     /// buffer of `bufferFrames`; the device may round both (and the rate).
@@ -26,10 +30,11 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
         metronome_alsa_silence_errors()
         var handle: OpaquePointer?
         // Non-blocking open, so a busy device fails at once instead of waiting.
-        try ALSAError.check(snd_pcm_open(&handle, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK), "snd_pcm_open")
+        let opened = snd_pcm_open(&handle, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK)
+        JackMessages.silence()
+        try ALSAError.check(opened, "snd_pcm_open")
         guard let pcm = handle else { throw ALSAError(code: -ENODEV, call: "snd_pcm_open") }
         do {
-            try ALSAError.check(snd_pcm_nonblock(pcm, 0), "snd_pcm_nonblock")
             let hardware = try Self.configureHardware(pcm, rate: requestedRate, period: requestedPeriod, buffer: requestedBuffer)
             try Self.configureSoftware(pcm, period: hardware.period, buffer: hardware.buffer)
             var status: OpaquePointer?
@@ -42,6 +47,7 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
             bufferFrames = hardware.buffer
             channels = hardware.channels
             takesFloat = hardware.float
+            stallLimitMilliseconds = Int32(max(2_000, 4 * Int64(hardware.buffer) * 1_000 / hardware.rate))
             floats = .allocate(capacity: hardware.period * hardware.channels)
             shorts = .allocate(capacity: hardware.period * hardware.channels)
         } catch {
@@ -121,7 +127,16 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
                 continue
             }
             let error = ALSAError(code: Int32(result), call: "snd_pcm_writei")
-            if error.code == -EAGAIN { continue }
+            if error.code == -EAGAIN {
+                // Full: wait for a period of room, but not for ever.
+                let ready = snd_pcm_wait(pcm, stallLimitMilliseconds)
+                if ready == 0 { return .failed(ALSAError(code: -ETIMEDOUT, call: "snd_pcm_wait")) }
+                if ready < 0 {
+                    let waitError = ALSAError(code: ready, call: "snd_pcm_wait")
+                    return waitError.isRecoverable ? .underrun(waitError) : .failed(waitError)
+                }
+                continue
+            }
             return error.isRecoverable ? .underrun(error) : .failed(error)
         }
         return .written
@@ -143,8 +158,15 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
         return result < 0 ? ALSAError(code: result, call: "snd_pcm_recover") : nil
     }
 
-    /// `snd_pcm_drain`: returns once everything written has played.
+    /// `snd_pcm_drain`: returns once everything written has played (or the
+    /// device stops taking it for `stallLimit`).
     public func drain() {
-        _ = snd_pcm_drain(pcm)
+        // Non-blocking, the drain starts and returns at once; wait for the stream to leave DRAINING.
+        guard snd_pcm_drain(pcm) == -EAGAIN else { return }
+        var waited: Int32 = 0
+        while snd_pcm_state(pcm) == SND_PCM_STATE_DRAINING, waited < stallLimitMilliseconds {
+            if snd_pcm_wait(pcm, 10) < 0 { return }
+            waited += 10
+        }
     }
 }

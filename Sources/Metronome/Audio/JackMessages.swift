@@ -1,0 +1,19 @@
+import Glibc
+
+/// ALSA's jack plugin loads libjack, which prints its own complaints on
+/// stderr ("Cannot connect to server socket", "JackSocketClientChannel read
+/// fail") when the server is missing or goes away. The metronome reports
+/// those failures itself, in one line; this silences libjack's, if it is loaded.
+enum JackMessages {
+    private typealias SetFunction = @convention(c) (@convention(c) (UnsafePointer<CChar>?) -> Void) -> Void
+
+    /// Replaces libjack's error and info printers with ones that print nothing.
+    static func silence() {
+        guard let library = dlopen("libjack.so.0", RTLD_NOW | RTLD_NOLOAD) else { return }
+        defer { dlclose(library) }
+        for name in ["jack_set_error_function", "jack_set_info_function"] {
+            guard let symbol = dlsym(library, name) else { continue }
+            unsafeBitCast(symbol, to: SetFunction.self)({ _ in })
+        }
+    }
+}
