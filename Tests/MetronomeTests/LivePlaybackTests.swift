@@ -1,3 +1,4 @@
+import Foundation
 import CAllocationCounter
 @testable import Metronome
 import Testing
@@ -117,5 +118,49 @@ import Testing
         // Paced by the monotonic clock: a second of audio took (nearly) a second, not a moment.
         #expect(elapsed >= 950_000_000)
         #expect(playback.underruns == 0 && playback.failure == nil)
+    }
+}
+
+/// Devices that do not keep time, through the built binary: ALSA `null` and
+/// the `file` plugin take audio at once; the run still lasts its real time at normal CPU.
+@Suite(.serialized) struct FastDeviceTests {
+    @Test(arguments: ["null", "tofile"])
+    func aDeviceThatDoesNotKeepTimeIsPacedByTheClockAtLowCPU(device: String) throws {
+        let home = TemporaryDirectory()
+        let captured = home.file("captured.raw")
+        try """
+            pcm.tofile {
+                type file
+                slave.pcm null
+                file "\(captured)"
+                format raw
+            }
+            """.write(toFile: home.file(".asoundrc"), atomically: true, encoding: .utf8)
+        let rate = SampleRate.standard
+        let sounds = impulseSounds(rate: rate)
+        let beat = home.file("beat.wav"), bell = home.file("bell.wav")
+        try sounds.beat.write(to: beat, format: OutputFormat(path: beat, sampleFormat: .float))
+        try sounds.bell.write(to: bell, format: OutputFormat(path: bell, sampleFormat: .float))
+        var before = rusage(), after = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &before)
+        let clock = MonotonicClock()
+        let start = clock.now()
+        let result = try run(metronomeBinary(), ["--device", device, "--bpm", "240", "--duration", "3", "--no-pendulum", "--quiet",
+                                                 "--beat-sound", beat, "--bell-sound", bell], environment: ["HOME": home.path])
+        let wall = Double(clock.now().nanoseconds - start.nanoseconds) / 1e9
+        getrusage(RUSAGE_CHILDREN.rawValue, &after)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        let cpu = seconds(after.ru_utime) - seconds(before.ru_utime) + seconds(after.ru_stime) - seconds(before.ru_stime)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(wall >= 2.9, "3 s of audio took \(wall) s")
+        // Start-up (loading sounds, opening ALSA) included: well under a tenth of a core.
+        #expect(cpu / wall < 0.1, "CPU \(cpu) s over \(wall) s")
+        guard device == "tofile" else { return }
+        // The file holds what was played: 3 s of float samples with every click on its frame.
+        let data = try #require(FileManager.default.contents(atPath: captured))
+        let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        #expect(samples.count >= 3 * 48_000)
+        let schedule = ClickSchedule(tempo: Tempo(bpm: 240)!, rate: rate)
+        #expect(onsets(samples).map(\.frame) == (0..<12).map { schedule.frame(ofClick: $0) })
     }
 }
