@@ -9,5 +9,7 @@
 // bind to these definitions, so every allocation of the process passes here.
 void metronome_counting_begin(void);
 uint64_t metronome_counting_end(void);
+// 1 when allocations are counted; 0 in a sanitized build, where the sanitizer owns malloc.
+int metronome_counting_available(void);
 
 #endif
