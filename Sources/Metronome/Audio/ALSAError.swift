@@ -15,7 +15,7 @@ public struct ALSAError: Error, CustomStringConvertible, Sendable {
 
     public var message: String {
         // A wait that ran out: the device stopped taking audio.
-        if code == -ETIMEDOUT, call == "snd_pcm_wait" { return "it took no audio for 2 seconds (the device or its sound server stopped)" }
+        if code == -ETIMEDOUT, call == "snd_pcm_wait" { return "it stopped taking audio (the device or its sound server is gone)" }
         return String(cString: snd_strerror(code))
     }
     public var description: String { "\(call): \(message)" }
