@@ -128,7 +128,6 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
         passage.originClick = next
         passage.originFrame = frame(ofClick: next)
         passage.phase = .zero
-        passage.plannedMore = false
         return passage
     }
 
@@ -178,7 +177,6 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
         passage.originClick = next
         passage.originFrame = position
         passage.phase = .zero
-        passage.plannedMore = false
         passage.barNumber = bar(ofClick: next - 1).bar + 1
         passage.barClick = next
         return passage
