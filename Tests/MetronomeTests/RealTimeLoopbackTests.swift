@@ -50,6 +50,11 @@ final class JackLoopback {
     }
 
     private func start(_ executable: String, _ arguments: [String], log: String) throws {
+        processes.append(try launch(executable, arguments, log: log))
+    }
+
+    /// Starts a program in the server's environment, its output to `log`.
+    func launch(_ executable: String, _ arguments: [String], log: String) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -60,7 +65,7 @@ final class JackLoopback {
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        processes.append(process)
+        return process
     }
 
     /// Polls the server's port list (at most 10 s) until `port` exists, or,
@@ -98,6 +103,32 @@ final class JackLoopback {
         recorder.waitUntilExit()
         return try readSoundFile(file).samples
     }
+
+    /// Builds `Tests/Tools/jack_stamped_rec.c` (a recorder that places each
+    /// cycle by JACK's frame time, and can stop a process) with the Swift
+    /// toolchain's clang; returns the program's path.
+    func buildStampedRecorder() throws -> String {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Tools/jack_stamped_rec.c").path
+        let program = home.file("jack_stamped_rec")
+        let compiler = try #require(Self.compiler, "no clang or cc on PATH")
+        let built = try run(compiler, ["-O2", "-o", program, source, "-ljack"])
+        guard built.status == 0 else { throw LoopbackError.notReady("cannot build the recorder: \(built.standardError)") }
+        return program
+    }
+
+    static var compiler: String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"
+        for name in ["clang", "cc"] {
+            for directory in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)") {
+                return "\(directory)/\(name)"
+            }
+        }
+        return nil
+    }
+
+    /// Whether the recorder can be built: JACK's headers and a C compiler.
+    static var canBuildRecorder: Bool { FileManager.default.fileExists(atPath: "/usr/include/jack/jack.h") && compiler != nil }
 
     /// Stops the JACK server, as when the sound server goes away mid-run.
     func stopServer() {
@@ -206,6 +237,69 @@ final class JackLoopback {
             #expect(abs(slope - 48_000) < 48)  // within 0.1 % of the rate
             let worst = playing.map { abs(Double($0.audio) - (meanA + slope * ($0.time - meanT))) }.max() ?? .infinity
             #expect(worst < 0.003 * 48_000, "worst deviation \(worst) frames")
+            return
+        }
+    }
+
+    /// SIGSTOP for 200 ms, 100 ms after click 4 at 240 bpm: click 5 falls
+    /// due in the stall. ALSA's jack plugin stops with the process, JACK skips
+    /// the cycles it could not run, and nothing reports an underrun; the
+    /// recorder places each cycle by JACK's clock, so the recording is what
+    /// the server's clock heard.
+    @Test(.enabled(if: (JackLoopback.isInstalled && JackLoopback.canBuildRecorder) || required))
+    func aStoppedProcessDropsTheClicksDueAndComesBackOnTheGrid() throws {
+        try #require(JackLoopback.isInstalled && JackLoopback.canBuildRecorder,
+                     "jackd2, libasound2-plugins, libjack-jackd2-dev and clang are needed: run scripts/setup --test")
+        let rate = SampleRate.standard
+        let directory = TemporaryDirectory()
+        let sounds = impulseSounds(rate: rate)
+        let beat = directory.file("beat.wav"), bell = directory.file("bell.wav")
+        try sounds.beat.write(to: beat, format: OutputFormat(path: beat, sampleFormat: .float))
+        try sounds.bell.write(to: bell, format: OutputFormat(path: bell, sampleFormat: .float))
+        let schedule = ClickSchedule(tempo: try Tempo(parsing: "240"), rate: rate)
+        let clicks: Int64 = 24  // 6 s at 240 bpm
+
+        for attempt in 1...2 {
+            let loopback = try JackLoopback()
+            let recorderProgram = try loopback.buildStampedRecorder()
+            let file = loopback.home.file("stamped.f32"), pidFile = loopback.home.file("metronome.pid")
+            let errors = loopback.home.file("stderr")
+            let recorder = try loopback.launch(recorderProgram, ["jack_thru:output_1", "9", file, pidFile, "4", "200"],
+                                               log: loopback.home.file("recorder.log"))
+            try loopback.waitForPort("jack_thru:output_1", connectedTo: "stamped:in")
+            let metronome = try loopback.launch(metronomeBinary(), ["--device", "loopback", "--bpm", "240", "--duration", "6",
+                                                                    "--no-pendulum", "--beat-sound", beat, "--bell-sound", bell], log: errors)
+            try "\(metronome.processIdentifier)".write(toFile: pidFile, atomically: true, encoding: .utf8)
+            metronome.waitUntilExit()
+            recorder.waitUntilExit()
+            #expect(recorder.terminationStatus == 0)
+            let recorderLog = (try? String(contentsOfFile: loopback.home.file("recorder.log"), encoding: .utf8)) ?? ""
+            let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+            let samples = try Data(contentsOf: URL(fileURLWithPath: file)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            let found = onsets(samples)
+            guard let first = found.first else {
+                Issue.record("nothing recorded: \(stderr)")
+                return
+            }
+            let half = schedule.frame(ofClick: 1) / 2
+            let heard = found.map { onset -> (click: Int64, offset: Int64, bell: Bool) in
+                let click = schedule.firstClick(atOrAfter: onset.frame - first.frame - half)
+                return (click, onset.frame - first.frame - schedule.frame(ofClick: click), onset.value < 0)
+            }
+            // The harness on a loaded machine, not the metronome: the clicks before the stall are off.
+            if heard.prefix(while: { $0.click <= 4 }).contains(where: { $0.offset != 0 }), attempt < 2 { continue }
+
+            #expect(metronome.terminationStatus == 0, "\(stderr)")
+            #expect(recorderLog.contains("stalled"), "\(recorderLog)")
+            #expect(stderr.contains("metronome: 1 underrun on 'loopback'"), "\(stderr)")
+            // Every click before the stall exactly on the grid; the one due in the stall dropped, not played late.
+            #expect(heard.map(\.click) == Array(0...4) + Array(6..<clicks), "\(heard)")
+            for click in heard where click.click <= 4 { #expect(click.offset == 0, "\(click)") }
+            // After recovery: on the same grid within 1 ms, and exactly the same distance from it.
+            let after = heard.filter { $0.click >= 6 }
+            for click in after { #expect(abs(click.offset) <= 48, "\(click)") }
+            #expect(Set(after.map(\.offset)).count == 1, "\(after)")
+            for click in heard { #expect(click.bell == schedule.isBell(click: click.click), "\(click)") }
             return
         }
     }

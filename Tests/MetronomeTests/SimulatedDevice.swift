@@ -24,6 +24,10 @@ final class SimulatedDevice: AudioSink {
     var stallNanoseconds: Int64 = 0
     /// Accepts frames at once and reports no delay, like ALSA's null device.
     var fasterThanRealTime = false
+    /// Stops with the process, like ALSA's jack plugin (whose JACK client runs
+    /// in it): through a stall it takes nothing and reports nothing, and all
+    /// it plays after is heard the stall later. No underrun.
+    var stopsWithProcess = false
 
     private(set) var recording: [Float] = []
     private(set) var writes = 0
@@ -46,12 +50,12 @@ final class SimulatedDevice: AudioSink {
 
     func write(_ mono: UnsafeMutablePointer<Float>, frames: Int) -> SinkWrite {
         defer { writes += 1 }
-        if writes == stallBeforeWrite { clock.advance(nanoseconds: stallNanoseconds) }
+        if writes == stallBeforeWrite { stall() }
         if fasterThanRealTime {
             append(mono, frames: frames, at: Int64(recording.count))
             return .written
         }
-        if started != nil, played(at: clock.now()) >= streamWritten {
+        if started != nil, played(at: clock.now()) > streamWritten {
             return .underrun(ALSAError(code: -32, call: "snd_pcm_writei"))  // -EPIPE
         }
         if started != nil {
@@ -77,6 +81,28 @@ final class SimulatedDevice: AudioSink {
             recording += queued
         }
         return .written
+    }
+
+    private func stall() {
+        guard stopsWithProcess, let running = started else {
+            clock.advance(nanoseconds: stallNanoseconds)
+            return
+        }
+        let played = played(at: clock.now())
+        clock.advance(nanoseconds: stallNanoseconds)
+        started = MonotonicInstant(nanoseconds: running.nanoseconds + stallNanoseconds)
+        // What was queued is heard after the stall, and so is all that follows.
+        let lost = stallNanoseconds * rate.framesPerSecond / 1_000_000_000
+        recording.insert(contentsOf: [Float](repeating: 0, count: Int(lost)), at: Int(streamOffset + played))
+        streamOffset += lost
+    }
+
+    func rewind(upTo frames: Int64) -> Int64 {
+        guard started != nil else { return 0 }
+        let taken = max(0, min(frames, streamWritten - played(at: clock.now())))
+        streamWritten -= taken
+        recording.removeLast(Int(taken))
+        return taken
     }
 
     private func append(_ mono: UnsafeMutablePointer<Float>, frames: Int, at position: Int64) {

@@ -15,6 +15,10 @@ public protocol AudioSink: AnyObject {
     /// Frames written but not yet heard, and when that was true.
     func delay() -> (frames: Int64, at: MonotonicInstant?)
 
+    /// Takes back up to `frames` of what was written and not yet played (the
+    /// newest first); returns how many it took back. Only the audio thread calls it.
+    func rewind(upTo frames: Int64) -> Int64
+
     /// Brings the stream back after an underrun or suspend.
     func recover(from error: ALSAError) -> ALSAError?
 
@@ -53,6 +57,7 @@ public final class SilentSink: AudioSink {
     /// is heard two periods later, and the heard frames lie on one straight
     /// line from frame 0 at the start (no step at each period).
     public func delay() -> (frames: Int64, at: MonotonicInstant?) { (Int64(bufferFrames), nil) }
+    public func rewind(upTo frames: Int64) -> Int64 { 0 }
     public func recover(from error: ALSAError) -> ALSAError? { nil }
     public func drain() {}
 }

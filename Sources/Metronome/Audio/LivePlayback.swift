@@ -7,8 +7,10 @@ import Synchronization
 /// publishes the audible position. It allocates nothing, takes no locks and
 /// does no I/O but the sink's. The beat grid follows real time: after an
 /// underrun the track skips ahead by the time the device was silent, so late
-/// clicks are dropped rather than played late. A sink that accepts frames
-/// faster than real time (no device, ALSA `null`) is paced by the clock.
+/// clicks are dropped rather than played late; a device that stopped with
+/// the process and lost time without saying so (see `StallWatch`) is
+/// treated the same way. A sink that accepts frames faster than real time
+/// (no device, ALSA `null`) is paced by the clock.
 public final class LivePlayback: @unchecked Sendable {
     public let track: ClickTrack
     public let sink: any AudioSink
@@ -97,6 +99,7 @@ public final class LivePlayback: @unchecked Sendable {
         // A write that takes a quarter of a period or more has blocked on the device.
         let periodNanoseconds = Int64(period) * 1_000_000_000 / rate
         var lastBlockedFrame = Int64.min / 2
+        var stallWatch = StallWatch(rate: sink.rate, bufferFrames: sink.bufferFrames)
 
         while true {
             if stopRequested.load(ordering: .acquiring), stopFrame == .max {
@@ -124,6 +127,7 @@ public final class LivePlayback: @unchecked Sendable {
                 let gap = max(0, (now.nanoseconds - dry) * rate / 1_000_000_000)
                 // This block was never played: resume where real time is now.
                 track.skip(to: blockStart + gap)
+                stallWatch.restart(after: track.position)
                 anchor = nil
                 lastWrite = now
                 lastDelay = 0
@@ -136,9 +140,22 @@ public final class LivePlayback: @unchecked Sendable {
             let status = sink.delay()
             let stamp = status.at ?? after
             let written = track.position
-            position.publish(heard: written - status.frames, at: stamp, written: written)
+            let heard = written - status.frames
+            position.publish(heard: heard, at: stamp, written: written)
             lastWrite = stamp
             lastDelay = status.frames
+            if let lost = stallWatch.observe(heard: heard, at: stamp) {
+                // The device stopped with us and lost time without an underrun
+                // (ALSA's jack plugin): take back what is queued for the old
+                // timeline and go on where real time is now.
+                underrunCount.add(1, ordering: .relaxed)
+                let taken = sink.rewind(upTo: lost)
+                track.skip(to: written - taken + lost)
+                lastDelay -= taken
+                anchor = nil
+                if track.position >= stopFrame { break }
+                continue
+            }
 
             // Pace a sink that takes frames faster than real time. A device
             // that blocked a write within the last second of audio keeps time
@@ -147,7 +164,6 @@ public final class LivePlayback: @unchecked Sendable {
             // never blocks is held to the monotonic clock. A write blocked
             // only if it was slow and left the device full: a slow write
             // into room (a cold first write to ALSA null) does not count.
-            let heard = written - status.frames
             if (after.nanoseconds - before.nanoseconds) * 4 >= periodNanoseconds, status.frames >= Int64(sink.bufferFrames - period) {
                 lastBlockedFrame = written
             }

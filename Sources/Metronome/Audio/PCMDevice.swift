@@ -152,6 +152,13 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
         return (frames, MonotonicInstant(stamp))
     }
 
+    /// `snd_pcm_rewind` over what `snd_pcm_rewindable` says may still be taken back.
+    public func rewind(upTo frames: Int64) -> Int64 {
+        let rewindable = Int64(snd_pcm_rewindable(pcm))
+        guard rewindable > 0, frames > 0 else { return 0 }
+        return max(0, Int64(snd_pcm_rewind(pcm, snd_pcm_uframes_t(min(rewindable, frames)))))
+    }
+
     /// `snd_pcm_recover`, silently: prepares the stream again after `-EPIPE` or `-ESTRPIPE`.
     public func recover(from error: ALSAError) -> ALSAError? {
         let result = snd_pcm_recover(pcm, error.code, 1)

@@ -1,0 +1,111 @@
+/// Finds the time a device lost without reporting an underrun.
+///
+/// A sound card keeps playing while the process is stopped; when its buffer
+/// runs dry it reports an underrun, and the engine skips the time it was
+/// silent. Some devices stop with the process instead: ALSA's jack plugin
+/// runs its JACK client inside our process, so while we are stopped nothing
+/// is taken from the buffer, JACK skips the cycles it could not run, and the
+/// plugin resumes as if nothing had happened: everything after is late by
+/// the skipped cycles, and no error says so.
+///
+/// The watch compares the device's clock with the monotonic clock. Each
+/// status read gives the heard frame at an instant; `heard − rate·time` is
+/// the device's line, constant while the device keeps time (a read taken
+/// late relative to the device's own updates only lies below it). The line
+/// is the highest such offset over the last one to two seconds (so the two
+/// clocks' drift never adds up). A read that falls more than `threshold`
+/// below the line is a suspected stall; the first read at least
+/// `threshold` frames of time later settles it: the line dropped by the
+/// difference between the old line and the best offset since, and if that
+/// is still more than `threshold`, those are the frames the device lost.
+/// The watch takes heard frames of the track (the engine's timeline), so
+/// once the engine has skipped the lost frames they are back on the line.
+public struct StallWatch: Sendable {
+    public let rate: Int64
+    /// How far below its line the device must fall to count: half the
+    /// engine's buffer, at least 10 ms. A card that reports its position a
+    /// period at a time reads up to a period low; a whole buffer late, it
+    /// would have underrun instead.
+    public let threshold: Int64
+
+    // Plain integers and flags, no optionals of tuples: the audio thread runs
+    // this, and a debug build would allocate type metadata for those on first use.
+    /// The epoch offsets are measured from, once `started`.
+    private var epoch: Int64 = 0
+    private var started = false
+    /// Reads are ignored until the heard frame passes this: the device has not started.
+    private var waitingFor: Int64 = 0
+    private var bucketStart: Int64 = 0
+    private var buckets = 0
+    private var bucketBest: Int64 = 0
+    private var previousBucketBest: Int64 = 0
+    private var suspecting = false
+    private var suspectedLine: Int64 = 0
+    private var suspectedBest: Int64 = 0
+    private var suspectedAt: Int64 = 0
+
+    public init(rate: SampleRate, bufferFrames: Int) {
+        self.rate = rate.framesPerSecond
+        threshold = max(Int64(bufferFrames) / 2, rate.framesPerSecond / 100)
+    }
+
+    /// Forgets the line, as after an underrun the engine already handled;
+    /// watching starts again once the heard frame passes `heard`.
+    public mutating func restart(after heard: Int64) {
+        waitingFor = heard
+        buckets = 0
+        suspecting = false
+    }
+
+    /// Takes a status read; returns the frames the device lost when a stall is settled.
+    public mutating func observe(heard: Int64, at instant: MonotonicInstant) -> Int64? {
+        guard heard > waitingFor else { return nil }
+        let time = instant.nanoseconds
+        if !started {
+            epoch = time
+            started = true
+        }
+        let offset = heard - frames(inNanoseconds: time - epoch)
+
+        if suspecting {
+            suspectedBest = max(suspectedBest, offset)
+            guard frames(inNanoseconds: time - suspectedAt) >= threshold else { return nil }
+            suspecting = false
+            let lost = suspectedLine - suspectedBest
+            // The engine skips the lost frames, which puts the heard frames
+            // back on the line: it stays as it was.
+            if lost > threshold { return lost }
+            remember(suspectedBest, at: time)
+            return nil
+        }
+        if buckets > 0 {
+            let line = buckets > 1 ? max(bucketBest, previousBucketBest) : bucketBest
+            if offset < line - threshold {
+                suspecting = true
+                suspectedLine = line
+                suspectedBest = offset
+                suspectedAt = time
+                return nil
+            }
+        }
+        remember(offset, at: time)
+        return nil
+    }
+
+    private mutating func remember(_ offset: Int64, at time: Int64) {
+        if buckets == 0 || time - bucketStart >= 1_000_000_000 {
+            previousBucketBest = bucketBest
+            bucketBest = offset
+            bucketStart = time
+            buckets += 1
+        } else {
+            bucketBest = max(bucketBest, offset)
+        }
+    }
+
+    /// Frames in a span of nanoseconds, without overflow for any run length.
+    private func frames(inNanoseconds span: Int64) -> Int64 {
+        let seconds = span / 1_000_000_000, rest = span % 1_000_000_000
+        return seconds * rate + rest * rate / 1_000_000_000
+    }
+}

@@ -1,0 +1,76 @@
+@testable import Metronome
+import Testing
+
+/// The stall watch on reads shaped like those through ALSA's jack plugin
+/// (measured there): one read a JACK cycle of 1024 frames, taken just after
+/// the cycle, so the heard frame sits a few frames below the device's line.
+@Suite struct StallWatchTests {
+    let rate = SampleRate.standard
+    let cycle: Int64 = 1024
+    /// Nanoseconds of `frames` at 48 kHz.
+    func nanoseconds(_ frames: Int64) -> Int64 { frames * 1_000_000_000 / 48_000 }
+
+    /// Reads of a device that keeps time: cycle `n` heard at `n·1024` frames,
+    /// read `lateness(n)` frames after it; `lost` frames of JACK time skipped
+    /// before cycle `stallAt` (the device is heard that much later from then on).
+    func reads(cycles: Range<Int64>, stallAt: Int64 = .max, lost: Int64 = 0, start: Int64 = 1_000_000,
+               lateness: (Int64) -> Int64 = { $0 % 7 }) -> [(heard: Int64, at: MonotonicInstant)] {
+        cycles.map { n in
+            let deviceFrame = n * cycle + (n >= stallAt ? lost : 0) + lateness(n)
+            return (n * cycle, MonotonicInstant(nanoseconds: start + nanoseconds(deviceFrame)))
+        }
+    }
+
+    /// What the watch reports over `reads`, skipping the track by each loss as the engine does.
+    func lostFrames(_ reads: [(heard: Int64, at: MonotonicInstant)], watch: inout StallWatch) -> [Int64] {
+        var skipped: Int64 = 0
+        return reads.compactMap { read in
+            let lost = watch.observe(heard: read.heard + skipped, at: read.at)
+            skipped += lost ?? 0
+            return lost
+        }
+    }
+
+    @Test func aDeviceThatKeepsTimeLosesNothing() {
+        var watch = StallWatch(rate: rate, bufferFrames: 2048)
+        #expect(watch.threshold == 1024)
+        #expect(lostFrames(reads(cycles: 1..<10_000), watch: &watch).isEmpty)
+    }
+
+    @Test func aStallIsTheDropOfTheLineSettledByTheNextRead() {
+        // 9 cycles skipped; the first read after the stall comes 162 frames late (as measured).
+        var watch = StallWatch(rate: rate, bufferFrames: 2048)
+        let lost = lostFrames(reads(cycles: 1..<400, stallAt: 120, lost: 9 * cycle) { $0 == 120 ? 162 : $0 % 7 }, watch: &watch)
+        // Exact to the spread of the reads' lateness (0–6 frames here), not thrown by the late first read.
+        #expect(lost.count == 1)
+        #expect(abs((lost.first ?? 0) - 9 * cycle) <= 7, "\(lost)")
+    }
+
+    @Test func aSingleLateReadIsNoStall() {
+        // The audio thread woke 40 ms late once: the next read is back on the line.
+        var watch = StallWatch(rate: rate, bufferFrames: 2048)
+        #expect(lostFrames(reads(cycles: 1..<400) { $0 == 150 ? 1920 : 3 }, watch: &watch).isEmpty)
+    }
+
+    @Test func aDeviceClockThatDriftsIsNoStallInAnHour() {
+        // A device 200 ppm slow against the monotonic clock: 0.7 s an hour, never a stall.
+        var watch = StallWatch(rate: rate, bufferFrames: 2048)
+        let hour = 3_600 * 48_000 / cycle
+        #expect(lostFrames(reads(cycles: 1..<hour) { $0 * cycle / 5_000 + $0 % 5 }, watch: &watch).isEmpty)
+    }
+
+    @Test func aDeviceNotYetStartedIsNotWatched() {
+        // Nothing heard for a second while the buffer fills, then the device starts.
+        var watch = StallWatch(rate: rate, bufferFrames: 2048)
+        let waiting = (0..<47).map { n in (heard: Int64(0), at: MonotonicInstant(nanoseconds: 1_000_000 + nanoseconds(n * cycle))) }
+        #expect(lostFrames(waiting + reads(cycles: 1..<200, start: 1_000_000 + nanoseconds(47 * cycle)), watch: &watch).isEmpty)
+    }
+
+    @Test func afterARestartTheOldLineIsForgotten() {
+        var watch = StallWatch(rate: rate, bufferFrames: 2048)
+        _ = lostFrames(reads(cycles: 1..<100), watch: &watch)
+        // An underrun the engine handled itself: the device restarts half a second later on a new line.
+        watch.restart(after: 100 * cycle)
+        #expect(lostFrames(reads(cycles: 100..<300, stallAt: 100, lost: 24_000), watch: &watch).isEmpty)
+    }
+}

@@ -1,0 +1,113 @@
+/* A JACK recorder that places every cycle by JACK's own frame time.
+ *
+ *   jack_stamped_rec PORT SECONDS FILE [PIDFILE CLICK STALL_MS]
+ *
+ * Connects its input to PORT and records SECONDS of JACK time into FILE as
+ * raw 32-bit float samples at the server's rate. Each cycle is written at
+ * its frame time (jack_last_frame_time) counted from the first cycle, so a
+ * cycle the server skipped (a client that did not finish in time) is a
+ * stretch of silence in the file rather than missing from it: the file is
+ * what the server's clock heard, not what the clients managed to produce.
+ * Used by the loopback tests; built by them with the Swift toolchain's
+ * clang. Prints "recording" on stdout once connected.
+ *
+ * With PIDFILE, CLICK and STALL_MS it also makes the fault: 100 ms (of JACK
+ * time) after it has recorded click number CLICK (counted from 0: a nonzero
+ * sample after a zero), it stops the process whose id PIDFILE holds with
+ * SIGSTOP for STALL_MS milliseconds, then continues it with SIGCONT, and
+ * prints "stalled AT" (AT the frame of the stop, in the file's frames).
+ */
+#include <jack/jack.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static jack_client_t *client;
+static jack_port_t *input;
+static float *recording;
+static uint64_t capacity;
+static atomic_int started;
+static jack_nframes_t first_frame;
+static atomic_uint_fast64_t end_of_recording;
+
+static int process(jack_nframes_t frames, void *arg) {
+    (void)arg;
+    jack_nframes_t now = jack_last_frame_time(client);
+    if (!atomic_load(&started)) {
+        first_frame = now;
+        atomic_store(&started, 1);
+    }
+    uint64_t at = (uint32_t)(now - first_frame);
+    const float *samples = jack_port_get_buffer(input, frames);
+    for (jack_nframes_t i = 0; i < frames && at + i < capacity; i++) recording[at + i] = samples[i];
+    uint64_t end = at + frames;
+    if (end > atomic_load(&end_of_recording)) atomic_store(&end_of_recording, end);
+    return 0;
+}
+
+/* Stops the process in PIDFILE for `milliseconds`, once the file's frame `at` has come. */
+static void stall(const char *pidfile, uint64_t at, int milliseconds) {
+    while ((uint32_t)(jack_frame_time(client) - first_frame) < at) usleep(1000);
+    FILE *file = fopen(pidfile, "r");
+    int pid = 0;
+    if (!file || fscanf(file, "%d", &pid) != 1 || pid <= 0) {
+        fprintf(stderr, "jack_stamped_rec: no process id in %s\n", pidfile);
+        exit(66);
+    }
+    fclose(file);
+    kill(pid, SIGSTOP);
+    usleep((useconds_t)milliseconds * 1000);
+    kill(pid, SIGCONT);
+    printf("stalled %llu\n", (unsigned long long)at);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4 && argc != 7) {
+        fprintf(stderr, "usage: jack_stamped_rec PORT SECONDS FILE [PIDFILE CLICK STALL_MS]\n");
+        return 64;
+    }
+    long stall_after_click = argc == 7 ? atol(argv[5]) : -1;
+    jack_status_t status;
+    client = jack_client_open("stamped", JackNoStartServer, &status);
+    if (!client) {
+        fprintf(stderr, "jack_stamped_rec: no JACK server (status 0x%x)\n", status);
+        return 69;
+    }
+    capacity = (uint64_t)atoi(argv[2]) * jack_get_sample_rate(client);
+    recording = calloc(capacity, sizeof(float));
+    input = jack_port_register(client, "in", JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
+    if (!recording || !input) return 70;
+    jack_set_process_callback(client, process, NULL);
+    if (jack_activate(client) != 0 || jack_connect(client, argv[1], "stamped:in") != 0) {
+        fprintf(stderr, "jack_stamped_rec: cannot connect %s\n", argv[1]);
+        return 69;
+    }
+    printf("recording\n");
+    fflush(stdout);
+    uint64_t scanned = 1;
+    long clicks = 0;
+    while (atomic_load(&end_of_recording) < capacity) {
+        uint64_t end = atomic_load(&end_of_recording);
+        for (; stall_after_click >= 0 && scanned < end; scanned++) {
+            if (recording[scanned] == 0 || recording[scanned - 1] != 0) continue;
+            if (clicks++ == stall_after_click) {
+                stall(argv[4], scanned + jack_get_sample_rate(client) / 10, atoi(argv[6]));
+                stall_after_click = -1;
+            }
+        }
+        usleep(10000);
+    }
+    jack_deactivate(client);
+    jack_client_close(client);
+    FILE *file = fopen(argv[3], "wb");
+    if (!file || fwrite(recording, sizeof(float), capacity, file) != capacity || fclose(file) != 0) {
+        fprintf(stderr, "jack_stamped_rec: cannot write %s\n", argv[3]);
+        return 73;
+    }
+    return 0;
+}
