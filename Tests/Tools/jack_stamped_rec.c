@@ -1,6 +1,6 @@
 /* A JACK recorder that places every cycle by JACK's own frame time.
  *
- *   jack_stamped_rec PORT SECONDS FILE [PIDFILE CLICK STALL_MS]
+ *   jack_stamped_rec PORT SECONDS FILE [PIDFILE CLICK STALL_MS [EVERY]]
  *
  * Connects its input to PORT and records SECONDS of JACK time into FILE as
  * raw 32-bit float samples at the server's rate. Each cycle is written at
@@ -16,6 +16,7 @@
  * sample after a zero), it stops the process whose id PIDFILE holds with
  * SIGSTOP for STALL_MS milliseconds, then continues it with SIGCONT, and
  * prints "stalled AT" (AT the frame of the stop, in the file's frames).
+ * With EVERY it does so again after every EVERY further clicks it records.
  */
 #include <jack/jack.h>
 #include <signal.h>
@@ -67,11 +68,12 @@ static void stall(const char *pidfile, uint64_t at, int milliseconds) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4 && argc != 7) {
-        fprintf(stderr, "usage: jack_stamped_rec PORT SECONDS FILE [PIDFILE CLICK STALL_MS]\n");
+    if (argc != 4 && argc != 7 && argc != 8) {
+        fprintf(stderr, "usage: jack_stamped_rec PORT SECONDS FILE [PIDFILE CLICK STALL_MS [EVERY]]\n");
         return 64;
     }
-    long stall_after_click = argc == 7 ? atol(argv[5]) : -1;
+    long stall_after_click = argc >= 7 ? atol(argv[5]) : -1;
+    long every = argc == 8 ? atol(argv[7]) : 0;
     jack_status_t status;
     client = jack_client_open("stamped", JackNoStartServer, &status);
     if (!client) {
@@ -97,7 +99,7 @@ int main(int argc, char **argv) {
             if (recording[scanned] == 0 || recording[scanned - 1] != 0) continue;
             if (clicks++ == stall_after_click) {
                 stall(argv[4], scanned + jack_get_sample_rate(client) / 10, atoi(argv[6]));
-                stall_after_click = -1;
+                stall_after_click = every > 0 ? stall_after_click + every : -1;
             }
         }
         usleep(10000);
