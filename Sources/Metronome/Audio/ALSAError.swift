@@ -13,9 +13,13 @@ public struct ALSAError: Error, CustomStringConvertible, Sendable {
         self.call = call
     }
 
+    /// A bounded `snd_pcm_wait` that ran out: the device stopped taking audio.
+    public static let stoppedTakingAudio = ALSAError(code: -ETIMEDOUT, call: "snd_pcm_wait")
+
     public var message: String {
-        // A wait that ran out: the device stopped taking audio.
-        if code == -ETIMEDOUT, call == "snd_pcm_wait" { return "it stopped taking audio (the device or its sound server is gone)" }
+        if code == Self.stoppedTakingAudio.code, call == Self.stoppedTakingAudio.call {
+            return "it stopped taking audio (the device or its sound server is gone)"
+        }
         return String(cString: snd_strerror(code))
     }
     public var description: String { "\(call): \(message)" }

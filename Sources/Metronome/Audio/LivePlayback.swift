@@ -54,7 +54,9 @@ public final class LivePlayback: @unchecked Sendable {
     /// The device error that ended playback, if one did.
     public var failure: ALSAError? {
         let code = failureCode.load(ordering: .acquiring)
-        return code == 0 ? nil : ALSAError(code: code, call: code == -ETIMEDOUT ? "snd_pcm_wait" : "snd_pcm_writei")
+        if code == 0 { return nil }
+        // Only the bounded wait fails with its code; everything else is the write's.
+        return code == ALSAError.stoppedTakingAudio.code ? .stoppedTakingAudio : ALSAError(code: code, call: "snd_pcm_writei")
     }
 
     /// Starts the audio thread.

@@ -130,7 +130,7 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
             if error.code == -EAGAIN {
                 // Full: wait for a period of room, but not for ever.
                 let ready = snd_pcm_wait(pcm, stallLimitMilliseconds)
-                if ready == 0 { return .failed(ALSAError(code: -ETIMEDOUT, call: "snd_pcm_wait")) }
+                if ready == 0 { return .failed(.stoppedTakingAudio) }
                 if ready < 0 {
                     let waitError = ALSAError(code: ready, call: "snd_pcm_wait")
                     return waitError.isRecoverable ? .underrun(waitError) : .failed(waitError)
