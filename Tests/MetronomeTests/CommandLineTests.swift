@@ -47,7 +47,10 @@ func run(_ executable: String, _ arguments: [String], environment: [String: Stri
 
 /// posix_spawn with stdio on /dev/null, then waitpid for that process alone.
 /// (Foundation's `Process` waits on descriptors a daemonising child hands on.)
-func spawnAndWait(_ executable: String, _ arguments: [String], environment: [String: String]) -> Int32 {
+/// Output goes to /dev/null. With `usage`, the child's own CPU time is
+/// stored there (`wait4`: that child's alone, not every child the test process reaped).
+func spawnAndWait(_ executable: String, _ arguments: [String], environment: [String: String],
+                  usage: UnsafeMutablePointer<rusage>? = nil) -> Int32 {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -60,7 +63,7 @@ func spawnAndWait(_ executable: String, _ arguments: [String], environment: [Str
     var pid: pid_t = 0
     guard posix_spawn(&pid, executable, &actions, nil, argv, envp) == 0 else { return -1 }
     var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+    while wait4(pid, &status, 0, usage) < 0, errno == EINTR {}
     return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
 }
 
