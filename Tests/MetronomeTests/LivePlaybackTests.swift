@@ -142,10 +142,7 @@ import Testing
             }
             """.write(toFile: home.file(".asoundrc"), atomically: true, encoding: .utf8)
         let rate = SampleRate.standard
-        let sounds = impulseSounds(rate: rate)
-        let beat = home.file("beat.wav"), bell = home.file("bell.wav")
-        try sounds.beat.write(to: beat, format: OutputFormat(path: beat, sampleFormat: .float))
-        try sounds.bell.write(to: bell, format: OutputFormat(path: bell, sampleFormat: .float))
+        let (beat, bell) = try writeImpulseSoundFiles(in: home)
         var usage = rusage()
         let clock = MonotonicClock()
         let start = clock.now()

@@ -163,10 +163,7 @@ final class JackLoopback {
         try #require(JackLoopback.isInstalled, "jackd2 and libasound2-plugins are needed: run scripts/setup --test")
         let rate = SampleRate.standard
         let directory = TemporaryDirectory()
-        let sounds = impulseSounds(rate: rate)
-        let beat = directory.file("beat.wav"), bell = directory.file("bell.wav")
-        try sounds.beat.write(to: beat, format: OutputFormat(path: beat, sampleFormat: .float))
-        try sounds.bell.write(to: bell, format: OutputFormat(path: bell, sampleFormat: .float))
+        let (beat, bell) = try writeImpulseSoundFiles(in: directory)
         let schedule = ClickSchedule(tempo: try Tempo(parsing: "137"), rate: rate)
         let seconds: Int64 = 11
         let expectedClicks = schedule.firstClick(atOrAfter: seconds * 48_000)
@@ -252,10 +249,7 @@ final class JackLoopback {
                      "jackd2, libasound2-plugins, libjack-jackd2-dev and clang are needed: run scripts/setup --test")
         let rate = SampleRate.standard
         let directory = TemporaryDirectory()
-        let sounds = impulseSounds(rate: rate)
-        let beat = directory.file("beat.wav"), bell = directory.file("bell.wav")
-        try sounds.beat.write(to: beat, format: OutputFormat(path: beat, sampleFormat: .float))
-        try sounds.bell.write(to: bell, format: OutputFormat(path: bell, sampleFormat: .float))
+        let (beat, bell) = try writeImpulseSoundFiles(in: directory)
         let schedule = ClickSchedule(tempo: try Tempo(parsing: "240"), rate: rate)
         let clicks: Int64 = 24  // 6 s at 240 bpm
 

@@ -47,6 +47,15 @@ func impulseSounds(rate: SampleRate) -> (beat: Sound, bell: Sound) {
     (Sound(samples: [0.25], rate: rate), Sound(samples: [-0.75], rate: rate))
 }
 
+/// The impulse sounds as float WAV files `beat.wav` and `bell.wav` in `directory`, for the binary's options.
+func writeImpulseSoundFiles(in directory: TemporaryDirectory, rate: SampleRate = .standard) throws -> (beat: String, bell: String) {
+    let sounds = impulseSounds(rate: rate)
+    let beat = directory.file("beat.wav"), bell = directory.file("bell.wav")
+    try sounds.beat.write(to: beat, format: OutputFormat(path: beat, sampleFormat: .float))
+    try sounds.bell.write(to: bell, format: OutputFormat(path: bell, sampleFormat: .float))
+    return (beat, bell)
+}
+
 /// The frames holding a nonzero sample, with their values.
 func onsets(_ samples: [Float]) -> [(frame: Int64, value: Float)] {
     samples.enumerated().filter { $0.element != 0 }.map { (Int64($0.offset), $0.element) }

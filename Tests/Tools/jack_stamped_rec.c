@@ -1,6 +1,6 @@
 /* A JACK recorder that places every cycle by JACK's own frame time.
  *
- *   jack_stamped_rec PORT SECONDS FILE [PIDFILE CLICK STALL_MS [EVERY]]
+ *   jack_stamped_rec PORT SECONDS FILE [PIDFILE CLICK STALL_MS [EVERY COUNT]]
  *
  * Connects its input to PORT and records SECONDS of JACK time into FILE as
  * raw 32-bit float samples at the server's rate. Each cycle is written at
@@ -16,7 +16,8 @@
  * sample after a zero), it stops the process whose id PIDFILE holds with
  * SIGSTOP for STALL_MS milliseconds, then continues it with SIGCONT, and
  * prints "stalled AT" (AT the frame of the stop, in the file's frames).
- * With EVERY it does so again after every EVERY further clicks it records.
+ * With EVERY and COUNT it does so again after every EVERY further clicks it
+ * records, COUNT times in all.
  */
 #include <jack/jack.h>
 #include <signal.h>
@@ -68,12 +69,12 @@ static void stall(const char *pidfile, uint64_t at, int milliseconds) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4 && argc != 7 && argc != 8) {
-        fprintf(stderr, "usage: jack_stamped_rec PORT SECONDS FILE [PIDFILE CLICK STALL_MS [EVERY]]\n");
+    if (argc != 4 && argc != 7 && argc != 9) {
+        fprintf(stderr, "usage: jack_stamped_rec PORT SECONDS FILE [PIDFILE CLICK STALL_MS [EVERY COUNT]]\n");
         return 64;
     }
     long stall_after_click = argc >= 7 ? atol(argv[5]) : -1;
-    long every = argc == 8 ? atol(argv[7]) : 0;
+    long every = argc == 9 ? atol(argv[7]) : 0, stalls_left = argc == 9 ? atol(argv[8]) : 1;
     jack_status_t status;
     client = jack_client_open("stamped", JackNoStartServer, &status);
     if (!client) {
@@ -99,7 +100,7 @@ int main(int argc, char **argv) {
             if (recording[scanned] == 0 || recording[scanned - 1] != 0) continue;
             if (clicks++ == stall_after_click) {
                 stall(argv[4], scanned + jack_get_sample_rate(client) / 10, atoi(argv[6]));
-                stall_after_click = every > 0 ? stall_after_click + every : -1;
+                stall_after_click = --stalls_left > 0 ? stall_after_click + every : -1;
             }
         }
         usleep(10000);

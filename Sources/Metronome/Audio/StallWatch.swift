@@ -14,10 +14,14 @@
 /// late relative to the device's own updates only lies below it). The line
 /// is the highest such offset over the last one to two seconds (so the two
 /// clocks' drift never adds up). A read that falls more than `threshold`
-/// below the line is a suspected stall; the first read at least
-/// `threshold` frames of time later settles it: the line dropped by the
-/// difference between the old line and the best offset since, and if that
-/// is still more than `threshold`, those are the frames the device lost.
+/// below the line is a suspected stall; the first read at least `threshold`
+/// frames of time later settles it: if the best offset since is still more
+/// than `threshold` below the line, the device lost time. How much is the
+/// best of the last two offsets before the stall less the best one since:
+/// a few reads against a few, so that, unlike the line (the best of a
+/// second or two of reads), neither side reads closer to the device than the
+/// other and many stalls do not add up an error.
+///
 /// The watch takes heard frames of the track (the engine's timeline), so
 /// once the engine has skipped the lost frames they are back on the line.
 public struct StallWatch: Sendable {
@@ -37,12 +41,17 @@ public struct StallWatch: Sendable {
     private var waitingFor: Int64 = 0
     private var bucketStart: Int64 = 0
     private var buckets = 0
+    private var remembered = 0
     private var bucketBest: Int64 = 0
     private var previousBucketBest: Int64 = 0
     private var suspecting = false
     private var suspectedLine: Int64 = 0
     private var suspectedBest: Int64 = 0
     private var suspectedAt: Int64 = 0
+    /// The last two offsets remembered, newest first.
+    private var lastOffset: Int64 = 0
+    private var offsetBefore: Int64 = 0
+    private var suspectedNear: Int64 = 0
 
     public init(rate: SampleRate, bufferFrames: Int) {
         self.rate = rate.framesPerSecond
@@ -54,6 +63,7 @@ public struct StallWatch: Sendable {
     public mutating func restart(after heard: Int64) {
         waitingFor = heard
         buckets = 0
+        remembered = 0
         suspecting = false
     }
 
@@ -71,10 +81,9 @@ public struct StallWatch: Sendable {
             suspectedBest = max(suspectedBest, offset)
             guard frames(inNanoseconds: time - suspectedAt) >= threshold else { return nil }
             suspecting = false
-            let lost = suspectedLine - suspectedBest
             // The engine skips the lost frames, which puts the heard frames
             // back on the line: it stays as it was.
-            if lost > threshold { return lost }
+            if suspectedLine - suspectedBest > threshold { return suspectedNear - suspectedBest }
             remember(suspectedBest, at: time)
             return nil
         }
@@ -83,6 +92,7 @@ public struct StallWatch: Sendable {
             if offset < line - threshold {
                 suspecting = true
                 suspectedLine = line
+                suspectedNear = remembered > 1 ? max(lastOffset, offsetBefore) : lastOffset
                 suspectedBest = offset
                 suspectedAt = time
                 return nil
@@ -93,6 +103,9 @@ public struct StallWatch: Sendable {
     }
 
     private mutating func remember(_ offset: Int64, at time: Int64) {
+        offsetBefore = lastOffset
+        lastOffset = offset
+        remembered += 1
         if buckets == 0 || time - bucketStart >= 1_000_000_000 {
             previousBucketBest = bucketBest
             bucketBest = offset
