@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// A single-producer single-consumer ring of plain values, for handing
@@ -5,7 +6,10 @@ import Synchronization
 /// started clicks and new passages one way, practice commands the other.
 ///
 /// The producer never blocks or allocates: when the ring is full the value is
-/// dropped instead.
+/// dropped instead. Nor does it fault pages in: the ring is written through
+/// once when it is made, so it is resident from the start (a ring touched
+/// only as it fills would page-fault on the audio thread, and the process's
+/// memory would grow until the ring first wraps).
 public final class LockFreeQueue<Element: BitwiseCopyable>: @unchecked Sendable {
     private let capacity: Int
     private let storage: UnsafeMutablePointer<Element>
@@ -15,6 +19,12 @@ public final class LockFreeQueue<Element: BitwiseCopyable>: @unchecked Sendable 
     public init(capacity: Int = 4096) {
         self.capacity = max(capacity, 2)
         storage = .allocate(capacity: self.capacity)
+        memset(storage, 0, self.capacity * MemoryLayout<Element>.stride)
+    }
+
+    /// The ring's memory, for tests that check it is resident.
+    var ring: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: storage, count: capacity * MemoryLayout<Element>.stride)
     }
 
     deinit { storage.deallocate() }
