@@ -126,6 +126,9 @@ struct MetronomeCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Where the click falls in the swing: edge (default) or center (e.g. --click-at center).", valueName: "edge|center"))
     var clickAt: String?
 
+    @Option(name: .long, help: ArgumentHelp("How the pendulum is drawn: ascii (default) or unicode (line drawing, the rod in braille dots; needs a UTF-8 terminal).", valueName: "ascii|unicode"))
+    var style: String?
+
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Show the picture this many ms later than the sound (negative: earlier), for Bluetooth or slow displays (e.g. --visual-offset 40).", valueName: "ms"))
     var visualOffset: String?
 
@@ -145,7 +148,7 @@ struct MetronomeCommand: ParsableCommand {
         try Settings(bpm: bpm, meter: meter, rate: rate, volume: volume, bars: bars, duration: duration,
                      output: output, format: format, device: device, latency: latency,
                      beatSound: beatSound, bellSound: bellSound, pendulum: !noPendulum,
-                     angle: angle, easing: easing, clickAt: clickAt, visualOffset: visualOffset, fps: fps,
+                     angle: angle, easing: easing, clickAt: clickAt, style: style, visualOffset: visualOffset, fps: fps,
                      trace: trace, verbose: verbose, quiet: quiet,
                      rhythm: RhythmOptions(pattern: pattern, subdivide: subdivide, swing: swing,
                                            subdivisionVolume: subdivisionVolume, subdivisionSound: subdivisionSound,

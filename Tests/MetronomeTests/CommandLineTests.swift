@@ -81,6 +81,7 @@ func spawnAndWait(_ executable: String, _ arguments: [String], environment: [Str
         (["--bars", "2", "--duration", "3"], "--bars"), (["--latency", "0"], "'0'"),
         (["--angle", "0"], "'0'"), (["--angle", "91"], "'91'"), (["--fps", "0"], "'0'"), (["--fps", "500"], "'500'"),
         (["--easing", "bounce"], "'bounce'"), (["--click-at", "middle"], "'middle'"),
+        (["--style", "braille"], "'braille'"),
         (["--visual-offset", "soon"], "'soon'"), (["--verbose", "--quiet"], "--verbose"),
     ])
     func badValuesExit64WithOneLineNamingThem(arguments: [String], named: String) throws {
@@ -161,7 +162,7 @@ func spawnAndWait(_ executable: String, _ arguments: [String], environment: [Str
         #expect(result.status == 0)
         for option in ["--bpm", "--meter", "--volume", "--rate", "--bars", "--duration", "--beat-sound", "--bell-sound",
                        "--device", "--latency", "--output", "--format", "--no-pendulum", "--version", "--angle",
-                       "--easing", "--click-at", "--visual-offset", "--fps", "--trace", "--verbose", "--quiet",
+                       "--easing", "--click-at", "--style", "--visual-offset", "--fps", "--trace", "--verbose", "--quiet",
                        "--pattern", "--subdivide", "--swing", "--subdivision-volume", "--subdivision-sound", "--polyrhythm",
                        "--polyrhythm-sound", "--count-in", "--gap", "--random-mute", "--seed", "--step", "--until",
                        "--tempo-map", "--start-at", "--loop"] {

@@ -104,9 +104,45 @@ import Testing
         #expect(top.map { rows[$0 + 1].contains("| Space") } == true)
     }
 
+    @Test(arguments: [(30.0, "right"), (0.0, "upright"), (-12.5, "leaning-left")])
+    func theUnicodeStyle(angle: Double, name: String) throws {
+        try check("60x22-unicode-\(name)", PendulumPicture.draw(width: 60, height: 22, angle: angle, status: status, style: .unicode))
+    }
+
+    @Test func theUnicodeStyleMarksTheBellAndKeepsTheIndicatorAndHelpBox() throws {
+        var one = status
+        one.beatInBar = 1
+        try check("60x22-unicode-bell", PendulumPicture.draw(width: 60, height: 22, angle: -30, status: one, style: .unicode))
+        try check("50x6-unicode-indicator", PendulumPicture.draw(width: 50, height: 6, angle: 10, status: one, style: .unicode))
+        var grid = PendulumPicture.draw(width: 60, height: 22, angle: 5, status: status, style: .unicode)
+        PendulumPicture.drawHelp(into: &grid, style: .unicode)
+        try check("60x22-unicode-help", grid)
+    }
+
+    /// Braille dots split a cell 2x4: the rod moves for a change of angle too
+    /// small to move a single ASCII character, and never jumps by more than a dot a row.
+    @Test func theUnicodeRodMovesByLessThanACell() {
+        let braille: ClosedRange<UInt32> = 0x2800...0x28FF
+        var moves = 0
+        for tenth in 0..<300 {
+            let angle = Double(tenth) / 10
+            let ascii = (PendulumPicture.draw(width: 60, height: 22, angle: angle, status: status),
+                         PendulumPicture.draw(width: 60, height: 22, angle: angle + 0.1, status: status))
+            let unicode = (PendulumPicture.draw(width: 60, height: 22, angle: angle, status: status, style: .unicode),
+                           PendulumPicture.draw(width: 60, height: 22, angle: angle + 0.1, status: status, style: .unicode))
+            if ascii.0 == ascii.1 && unicode.0 != unicode.1 { moves += 1 }
+            // The rod is one unbroken line in front of the case: every row from the
+            // cover up to its tip holds dots, but the weight's, which is in front of the rod.
+            let rows = (0..<22).filter { y in unicode.0.cells[(y * 60)..<((y + 1) * 60)].contains { braille.contains($0) } }
+            let weight = (0..<22).filter { unicode.0.line($0).contains("\u{2590}\u{2588}\u{258C}") }
+            #expect(rows.count >= 10 && weight.count == 1 && Set(rows + weight) == Set(rows.first!...rows.last!), "angle \(angle)")
+        }
+        #expect(moves >= 100)
+    }
+
     @Test func thePictureIsCentred() {
         let grid = PendulumPicture.draw(width: 61, height: 22, angle: 0, status: status)
-        let rod = (0..<grid.height).compactMap { y in (0..<grid.width).first { grid.character(x: $0, y: y) == UInt8(ascii: "|") } }
+        let rod = (0..<grid.height).compactMap { y in (0..<grid.width).first { grid.character(x: $0, y: y) == "|" } }
         #expect(!rod.isEmpty && rod.allSatisfy { $0 == 30 })
     }
 }

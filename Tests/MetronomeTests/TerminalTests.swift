@@ -145,6 +145,23 @@ final class TmuxPane {
         #expect(try pane.outcome().status == 0)
     }
 
+    /// `--style unicode` reaches the terminal as UTF-8: line drawing, blocks and a braille rod that moves.
+    @Test(.enabled(if: tmuxInstalled || RealTimeLoopbackTests.required))
+    func theUnicodeStyleIsDrawnInTheTerminal() throws {
+        let pane = try TmuxPane(command: "ALSA_CONFIG_PATH=/nonexistent \(metronomeBinary()) --bpm 100 --style unicode 2>/dev/null")
+        func rod(_ screen: String) -> String { String(screen.unicodeScalars.filter { (0x2800...0x28FF).contains($0.value) }) }
+        var first = ""
+        try pane.waitUntil("the picture") {
+            first = try pane.capture()
+            return first.contains("100 bpm") && rod(first).unicodeScalars.count >= 10
+        }
+        #expect(first.contains("\u{2571}") && first.contains("\u{2572}") && first.contains("\u{2580}\u{2580}\u{2580}") && first.contains("\u{2588}\u{2588}\u{2588}"))
+        #expect(!first.contains("===") && !first.contains("###"))
+        try pane.waitUntil("the rod to move") { rod(try pane.capture()) != rod(first) }
+        try pane.send("q")
+        #expect(try pane.outcome().status == 0)
+    }
+
     @Test(.enabled(if: tmuxInstalled || RealTimeLoopbackTests.required))
     func thePictureOptionsReachTheDrawnFrames() throws {
         let directory = TemporaryDirectory()

@@ -166,8 +166,8 @@ final class LiveLoop {
             statusLine = status.text(width: size.width)
             lastStatus = status
         }
-        PendulumPicture.draw(into: &grid, angle: angle, status: status, statusLine: statusLine)
-        if helpShown { PendulumPicture.drawHelp(into: &grid) }
+        PendulumPicture.draw(into: &grid, angle: angle, status: status, statusLine: statusLine, style: settings.style)
+        if helpShown { PendulumPicture.drawHelp(into: &grid, style: settings.style) }
         screen?.draw(grid)
         trace?.frame(time: now, audioFrame: shown, angle: angle)
     }

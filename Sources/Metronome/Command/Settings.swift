@@ -27,6 +27,7 @@ public struct Settings: Sendable, Equatable {
     public var swingAngle: Double = 30
     public var easing = Easing.easeInOut
     public var clickAt = PendulumMotion.ClickPosition.edge
+    public var style = PictureStyle.ascii
     /// Positive: the picture is shown later than the sound, by this much.
     public var visualOffsetMicroseconds: Int64 = 0
     public var framesPerSecond = 60
@@ -40,7 +41,7 @@ public struct Settings: Sendable, Equatable {
     public init(bpm: String? = nil, meter: String? = nil, rate: String? = nil, volume: String? = nil,
                 bars: String? = nil, duration: String? = nil, output: String? = nil, format: String? = nil,
                 device: String? = nil, latency: String? = nil, beatSound: String? = nil, bellSound: String? = nil,
-                pendulum: Bool = true, angle: String? = nil, easing: String? = nil, clickAt: String? = nil,
+                pendulum: Bool = true, angle: String? = nil, easing: String? = nil, clickAt: String? = nil, style: String? = nil,
                 visualOffset: String? = nil, fps: String? = nil, trace: String? = nil,
                 verbose: Bool = false, quiet: Bool = false, rhythm: RhythmOptions = RhythmOptions(),
                 plan: PlanOptions = PlanOptions()) throws(MetronomeError) {
@@ -98,6 +99,7 @@ public struct Settings: Sendable, Equatable {
         }
         if let easing { self.easing = try Self.choice(easing, "easing") }
         if let clickAt { self.clickAt = try Self.choice(clickAt, "click-at") }
+        if let style { self.style = try Self.choice(style, "style") }
         if let visualOffset {
             let text = visualOffset.trimmingSpaces
             let negative = text.hasPrefix("-")

@@ -65,19 +65,21 @@ public enum PendulumPicture {
     /// Terminal cells are about twice as tall as wide.
     static let cellAspect = 2.0
 
-    public static func draw(width: Int, height: Int, angle: Double, status: PendulumStatus) -> TextGrid {
+    public static func draw(width: Int, height: Int, angle: Double, status: PendulumStatus, style: PictureStyle = .ascii) -> TextGrid {
         var grid = TextGrid(width: width, height: height)
-        draw(into: &grid, angle: angle, status: status, statusLine: status.text(width: width))
+        draw(into: &grid, angle: angle, status: status, statusLine: status.text(width: width), style: style)
         return grid
     }
 
     /// Draws over `grid` (cleared first), with the status line already made:
     /// the live loop reuses one grid and one line while they do not change.
-    public static func draw(into grid: inout TextGrid, angle: Double, status: PendulumStatus, statusLine: String) {
+    public static func draw(into grid: inout TextGrid, angle: Double, status: PendulumStatus, statusLine: String,
+                            style: PictureStyle = .ascii) {
         grid.clear()
         let width = grid.width, height = grid.height
+        let glyphs = style.glyphs
         guard width >= minimumWidth, height >= minimumHeight else {
-            drawIndicator(into: &grid, angle: angle, status: status)
+            drawIndicator(into: &grid, angle: angle, status: status, glyphs: glyphs)
             return
         }
         // The body: as tall as fits above the status line, 0.6 of its height wide (in cells, x2).
@@ -94,54 +96,68 @@ public enum PendulumPicture {
             let fraction = Double(row - top) / Double(max(bodyHeight - 1, 1))
             let half = Int((Double(topHalf) + Double(bottomHalf - topHalf) * fraction).rounded())
             if row == top {
-                for x in (centre - half)...(centre + half) { grid.put(UInt8(ascii: "_"), x: x, y: row - 1) }
+                for x in (centre - half)...(centre + half) { grid.put(glyphs.topEdge, x: x, y: row - 1) }
             }
             if row == base {
-                for x in (centre - half - 1)...(centre + half + 1) { grid.put(UInt8(ascii: "="), x: x, y: row) }
+                for x in (centre - half - 1)...(centre + half + 1) { grid.put(glyphs.base, x: x, y: row) }
             } else {
-                grid.put(UInt8(ascii: "/"), x: centre - half, y: row)
-                grid.put(UInt8(ascii: "\\"), x: centre + half, y: row)
+                grid.put(glyphs.leftSide, x: centre - half, y: row)
+                grid.put(glyphs.rightSide, x: centre + half, y: row)
             }
         }
 
-        // The rod, from the pivot near the bottom, drawn by stepping along it.
+        // The rod, from the pivot near the bottom.
         let coverHeight = max(2, bodyHeight / 5)
         let pivotRow = Double(base - coverHeight / 2)
         let length = Double(bodyHeight) * 0.9
         let radians = angle * Double.pi / 180
         let dx = sin(radians) * cellAspect, dy = -cos(radians)
-        let rodCharacter: UInt8 = abs(angle) < 8 ? UInt8(ascii: "|") : (angle > 0 ? UInt8(ascii: "/") : UInt8(ascii: "\\"))
-        // One cell a row, at the rod's x in the middle of that row.
-        let rows = Int((length * -dy).rounded())
-        for rise in 0...max(rows, 0) {
-            let along = Double(rise) / max(-dy, 0.01)
-            grid.put(rodCharacter, x: Int((Double(centre) + dx * along).rounded()), y: Int(pivotRow) - rise)
+        switch style {
+        case .ascii:
+            let rodCharacter: Unicode.Scalar = abs(angle) < 8 ? "|" : (angle > 0 ? "/" : "\\")
+            // One cell a row, at the rod's x in the middle of that row.
+            let rows = Int((length * -dy).rounded())
+            for rise in 0...max(rows, 0) {
+                let along = Double(rise) / max(-dy, 0.01)
+                grid.put(rodCharacter, x: Int((Double(centre) + dx * along).rounded()), y: Int(pivotRow) - rise)
+            }
+        case .unicode:
+            // Braille dots, two across and four down a cell, an eighth of a row apart along the rod,
+            // from the middle of the pivot's cell.
+            let steps = Int(length * 8)
+            for step in 0...steps {
+                let along = Double(step) / 8
+                let x = (Double(centre) + 0.5 + dx * along) * 2, y = (pivotRow + 0.5 + dy * along) * 4
+                grid.dot(x: Int(x.rounded(.down)), y: Int(y.rounded(.down)))
+            }
         }
         // The weight, two thirds of the way up; marked on the first beat of the bar.
         let weightAt = length * 0.62
         let wx = Int((Double(centre) + dx * weightAt).rounded())
         let wy = Int((pivotRow + dy * weightAt).rounded())
-        grid.write(status.bell && status.bar != nil && status.beatInBar == 1 ? "[@]" : "[#]", x: wx - 1, y: wy)
+        grid.write(status.bell && status.bar != nil && status.beatInBar == 1 ? glyphs.bellWeight : glyphs.weight, x: wx - 1, y: wy)
 
         // The cover over the pivot: a small solid trapezoid on the base.
         for offset in 1...coverHeight {
             let row = base - offset
             let half = max(2, bottomHalf / 3) - offset / 2
-            for x in (centre - half)...(centre + half) { grid.put(UInt8(ascii: "#"), x: x, y: row) }
+            for x in (centre - half)...(centre + half) { grid.put(glyphs.cover, x: x, y: row) }
         }
         grid.write(statusLine, x: 0, y: height - 1)
     }
 
     /// One line: the rod's position as a marker between two walls, then the status.
-    static func drawIndicator(into grid: inout TextGrid, angle: Double, status: PendulumStatus) {
+    static func drawIndicator(into grid: inout TextGrid, angle: Double, status: PendulumStatus, glyphs: PictureStyle.Glyphs) {
         guard grid.height > 0, grid.width > 0 else { return }
         let track = max(3, min(21, grid.width / 3))
         let position = Int(((angle / 60 + 0.5) * Double(track - 1)).rounded())
-        var line = "|" + String(repeating: "-", count: track) + "|"
-        let marker = status.bell && status.bar != nil && status.beatInBar == 1 ? "@" : "o"
-        let index = line.index(line.startIndex, offsetBy: 1 + min(max(position, 0), track - 1))
-        line.replaceSubrange(index...index, with: marker)
-        grid.write(line + " " + status.text(width: max(0, grid.width - track - 3)), x: 0, y: grid.height - 1)
+        let row = grid.height - 1
+        grid.put(glyphs.vertical, x: 0, y: row)
+        for x in 1...track { grid.put(glyphs.horizontal, x: x, y: row) }
+        grid.put(glyphs.vertical, x: track + 1, y: row)
+        let bell = status.bell && status.bar != nil && status.beatInBar == 1
+        grid.put(bell ? glyphs.bellMarker : glyphs.marker, x: 1 + min(max(position, 0), track - 1), y: row)
+        grid.write(status.text(width: max(0, grid.width - track - 3)), x: track + 3, y: row)
     }
 
     static let helpLines = [
@@ -157,16 +173,27 @@ public enum PendulumPicture {
     ]
 
     /// The keys, in a box over the middle of the picture (`?`).
-    public static func drawHelp(into grid: inout TextGrid) {
+    public static func drawHelp(into grid: inout TextGrid, style: PictureStyle = .ascii) {
+        let glyphs = style.glyphs
         let inner = helpLines.map(\.utf8.count).max() ?? 0
         let boxWidth = inner + 4, boxHeight = helpLines.count + 2
         guard grid.width >= boxWidth, grid.height >= boxHeight + 1 else { return }
         let left = (grid.width - boxWidth) / 2, top = max(0, (grid.height - 1 - boxHeight) / 2)
-        let edge = "+" + String(repeating: "-", count: boxWidth - 2) + "+"
-        grid.write(edge, x: left, y: top)
-        for (row, line) in helpLines.enumerated() {
-            grid.write("| " + line + String(repeating: " ", count: inner - line.utf8.count) + " |", x: left, y: top + 1 + row)
+        let bottom = top + boxHeight - 1, right = left + boxWidth - 1
+        for x in left...right {
+            grid.put(glyphs.horizontal, x: x, y: top)
+            grid.put(glyphs.horizontal, x: x, y: bottom)
         }
-        grid.write(edge, x: left, y: top + boxHeight - 1)
+        grid.put(glyphs.corners.topLeft, x: left, y: top)
+        grid.put(glyphs.corners.topRight, x: right, y: top)
+        grid.put(glyphs.corners.bottomLeft, x: left, y: bottom)
+        grid.put(glyphs.corners.bottomRight, x: right, y: bottom)
+        for (row, line) in helpLines.enumerated() {
+            let y = top + 1 + row
+            for x in (left + 1)..<right { grid.put(" ", x: x, y: y) }
+            grid.put(glyphs.vertical, x: left, y: y)
+            grid.put(glyphs.vertical, x: right, y: y)
+            grid.write(line, x: left + 2, y: y)
+        }
     }
 }

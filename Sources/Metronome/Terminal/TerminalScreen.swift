@@ -8,7 +8,7 @@ import Glibc
 public final class TerminalScreen {
     private let keys: KeyInput
     /// What the terminal shows now (empty: nothing known), kept in place frame to frame.
-    private var shown: [UInt8] = []
+    private var shown: [UInt32] = []
     private var shownWidth = 0
     private var active = true
     private var buffer: [UInt8] = []
@@ -60,14 +60,14 @@ public final class TerminalScreen {
                     let start = row * width
                     var first = 0, last = width - 1
                     if !whole {
-                        if memcmp(now.baseAddress! + start, before.baseAddress! + start, width) == 0 { continue }
+                        if memcmp(now.baseAddress! + start, before.baseAddress! + start, width * MemoryLayout<UInt32>.stride) == 0 { continue }
                         // Only the changed span of the row.
                         while now[start + first] == before[start + first] { first += 1 }
                         while now[start + last] == before[start + last] { last -= 1 }
                         (before.baseAddress! + start + first).update(from: now.baseAddress! + start + first, count: last - first + 1)
                     }
                     Self.appendCursorMove(toRow: row + 1, column: first + 1, into: &buffer)
-                    buffer.append(contentsOf: UnsafeBufferPointer(rebasing: now[(start + first)...(start + last)]))
+                    for value in now[(start + first)...(start + last)] { Self.appendUTF8(value, into: &buffer) }
                 }
             }
         }
@@ -83,6 +83,26 @@ public final class TerminalScreen {
         buffer.append(UInt8(ascii: ";"))
         appendDecimal(column, into: &buffer)
         buffer.append(UInt8(ascii: "H"))
+    }
+
+    /// A Unicode scalar value in UTF-8.
+    static func appendUTF8(_ value: UInt32, into buffer: inout [UInt8]) {
+        switch value {
+        case ..<0x80:
+            buffer.append(UInt8(value))
+        case ..<0x800:
+            buffer.append(0xC0 | UInt8(value >> 6))
+            buffer.append(0x80 | UInt8(value & 0x3F))
+        case ..<0x10000:
+            buffer.append(0xE0 | UInt8(value >> 12))
+            buffer.append(0x80 | UInt8(value >> 6 & 0x3F))
+            buffer.append(0x80 | UInt8(value & 0x3F))
+        default:
+            buffer.append(0xF0 | UInt8(value >> 18))
+            buffer.append(0x80 | UInt8(value >> 12 & 0x3F))
+            buffer.append(0x80 | UInt8(value >> 6 & 0x3F))
+            buffer.append(0x80 | UInt8(value & 0x3F))
+        }
     }
 
     static func appendDecimal(_ value: Int, into buffer: inout [UInt8]) {
