@@ -15,17 +15,16 @@ public enum Session {
         let sounds = try loadSounds(settings, rate: settings.rate)
         let (track, feeder, expectedEnd) = makeTrack(settings, sounds: sounds, rate: settings.rate)
         let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
-        let clickLog = ClickLog(capacity: 1 << 16)
-        let passageLog = LockFreeQueue<Passage>(capacity: 1024)
-        if trace != nil {
-            track.clickLog = clickLog
-            track.passageLog = passageLog
-        }
+        // Only a trace reads the logs (their rings are written through when made: 2.6 MB for nothing otherwise).
+        let clickLog = trace.map { _ in ClickLog(capacity: 1 << 16) }
+        let passageLog = trace.map { _ in LockFreeQueue<Passage>(capacity: 1024) }
+        track.clickLog = clickLog
+        track.passageLog = passageLog
         var tempoChanges = TempoChanges(after: track.passage)
         trace?.tempo(track.schedule.tempo, frame: 0)
         // Between blocks and at the end: the clicks and tempo changes of the blocks rendered so far.
         func traceClicks() {
-            guard let trace else { return }
+            guard let trace, let clickLog, let passageLog else { return }
             while let passage = passageLog.pop() {
                 if let frame = tempoChanges.firstFrame(ofChangeTo: passage) { trace.tempo(passage.tempo, frame: frame) }
             }
