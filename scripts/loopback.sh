@@ -5,6 +5,8 @@
 #
 #   loopback_start WORK NAME   HOME=WORK, server NAME-$$; returns once jack_thru is up
 #   loopback_stop              stops what loopback_start started
+#   stamped_recorder DIR       builds DIR/jack_stamped_rec (Tests/Tools/jack_stamped_rec.c),
+#                              which records by JACK's clock
 #   impulse_sounds DIR         DIR/beat.wav and DIR/bell.wav: one sample each
 #                              (+8000 and -24000), so every click is one nonzero sample
 
@@ -29,6 +31,10 @@ loopback_stop() {
     wait 2>/dev/null || true
     thru_pid= jackd_pid=
     pgrep -x jackd >/dev/null || rm -rf /dev/shm/jack* 2>/dev/null || true
+}
+
+stamped_recorder() {
+    "$(command -v clang || command -v cc)" -O2 -o "$1/jack_stamped_rec" Tests/Tools/jack_stamped_rec.c -ljack
 }
 
 impulse_sounds() {

@@ -87,6 +87,21 @@ import Testing
         #expect(playback.position.heardFrame(at: later) == min(sample.heard + 96, sample.written))
     }
 
+    /// `top -H` and the benchmark's split of CPU by thread find the audio thread by its name.
+    @Test func theAudioThreadIsNamed() throws {
+        func names() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").map {
+                try String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+        }
+        let playback = LivePlayback(track: try makeTrack("120", length: .bars(30)), sink: SilentSink(rate: rate))
+        playback.start()  // names the thread before it returns
+        let running = try names()
+        playback.stop()
+        playback.join()
+        #expect(running.contains("metronome-audio"))
+    }
+
     @Test func stoppingFadesOutInFiveMilliseconds() throws {
         let clock = ManualClock()
         let device = SimulatedDevice(rate: rate, clock: clock)

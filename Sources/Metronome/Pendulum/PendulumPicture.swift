@@ -30,6 +30,9 @@ public struct PendulumStatus: Sendable, Equatable {
         self.countIn = countIn
     }
 
+    /// Whether the beat being heard is the one and rings the bell: the weight and the indicator mark it.
+    var ringsTheBell: Bool { bell && bar != nil && beatInBar == 1 }
+
     static func twoDigits(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
     /// `137 bpm  4/4  12:3  [1] 2  3  4   01:23  ? keys  q quit`, as much as fits.
@@ -135,7 +138,7 @@ public enum PendulumPicture {
         let weightAt = length * 0.62
         let wx = Int((Double(centre) + dx * weightAt).rounded())
         let wy = Int((pivotRow + dy * weightAt).rounded())
-        grid.write(status.bell && status.bar != nil && status.beatInBar == 1 ? glyphs.bellWeight : glyphs.weight, x: wx - 1, y: wy)
+        grid.write(status.ringsTheBell ? glyphs.bellWeight : glyphs.weight, x: wx - 1, y: wy)
 
         // The cover over the pivot: a small solid trapezoid on the base.
         for offset in 1...coverHeight {
@@ -155,8 +158,7 @@ public enum PendulumPicture {
         grid.put(glyphs.vertical, x: 0, y: row)
         for x in 1...track { grid.put(glyphs.horizontal, x: x, y: row) }
         grid.put(glyphs.vertical, x: track + 1, y: row)
-        let bell = status.bell && status.bar != nil && status.beatInBar == 1
-        grid.put(bell ? glyphs.bellMarker : glyphs.marker, x: 1 + min(max(position, 0), track - 1), y: row)
+        grid.put(status.ringsTheBell ? glyphs.bellMarker : glyphs.marker, x: 1 + min(max(position, 0), track - 1), y: row)
         grid.write(status.text(width: max(0, grid.width - track - 3)), x: track + 3, y: row)
     }
 
