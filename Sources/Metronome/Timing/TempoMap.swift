@@ -68,23 +68,15 @@ public struct TempoMap: Sendable, Equatable {
         try self.init(parsing: bytes, name: path)
     }
 
-    /// Parses the bytes of a map; `name` starts every error message.
+    /// Parses the bytes of a map; `name` starts every error message. Lines
+    /// end in LF or CRLF (as Windows writes them); a UTF-8 byte-order mark
+    /// at the start is skipped.
     public init(parsing bytes: [UInt8], name: String) throws(MetronomeError) {
-        var line = 1, column = 1
-        for byte in bytes {
-            // Text: no NUL and no control characters but tab, CR and LF.
-            if byte == 0 || (byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D) || byte == 0x7F {
-                throw MetronomeError(.dataError, "\(name):\(line):\(column): not a text file (byte 0x\(String(byte, radix: 16)))")
-            }
-            if byte == 0x0A { line += 1; column = 1 } else { column += 1 }
-        }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw MetronomeError(.dataError, "\(name):1:1: not a text file (not UTF-8)")
-        }
+        let lines = try Self.lines(of: bytes, name: name)
         var entries: [Entry] = []
         var labels: Set<String> = []
-        for (index, content) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var parser = EntryParser(line: content, number: index + 1, name: name)
+        for (index, content) in lines.enumerated() {
+            var parser = EntryParser(line: content[...], number: index + 1, name: name)
             guard let entry = try parser.parse() else { continue }
             if let label = entry.label {
                 guard labels.insert(label).inserted else {
@@ -102,9 +94,50 @@ public struct TempoMap: Sendable, Equatable {
             }
         }
         guard !entries.isEmpty else {
-            throw MetronomeError(.dataError, "\(name):\(line):1: the tempo map has no entries: write e.g. '8 120' for 8 bars at 120")
+            throw MetronomeError(.dataError, "\(name):\(lines.count):1: the tempo map has no entries: write e.g. '8 120' for 8 bars at 120")
         }
         self.entries = entries
+    }
+
+    /// The text of each line, without its LF or CRLF; a malformed file is
+    /// exit 65 at the line and column (in characters) where it goes wrong.
+    private static func lines(of bytes: [UInt8], name: String) throws(MetronomeError) -> [String] {
+        var text = bytes[...]
+        let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        if text.starts(with: byteOrderMark) { text = text.dropFirst(byteOrderMark.count) }
+        var lines: [String] = []
+        var start = text.startIndex, column = 1
+        for index in text.indices {
+            let byte = text[index]
+            if byte == 0x0A {
+                let end = index > start && text[index - 1] == 0x0D ? index - 1 : index
+                lines.append(try line(text[start..<end], number: lines.count + 1, name: name))
+                start = index + 1
+                column = 1
+                continue
+            }
+            if byte == 0x0D, index + 1 == text.endIndex || text[index + 1] != 0x0A {
+                guard text.contains(0x0A) else {
+                    throw MetronomeError(.dataError, "\(name):1:1: lines end in CR only (old Mac text): save with LF or CRLF line endings")
+                }
+                throw MetronomeError(.dataError, "\(name):\(lines.count + 1):\(column): a CR that ends no line: save with LF or CRLF line endings")
+            }
+            // Text: no NUL and no control characters but tab and the line ends.
+            if byte == 0 || (byte < 0x20 && byte != 0x09 && byte != 0x0D) || byte == 0x7F {
+                throw MetronomeError(.dataError, "\(name):\(lines.count + 1):\(column): not a text file (byte 0x\(String(byte, radix: 16)))")
+            }
+            // A column is a character: UTF-8 continuation bytes do not start one.
+            if byte & 0xC0 != 0x80 { column += 1 }
+        }
+        lines.append(try line(text[start...], number: lines.count + 1, name: name))
+        return lines
+    }
+
+    private static func line(_ bytes: ArraySlice<UInt8>, number: Int, name: String) throws(MetronomeError) -> String {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw MetronomeError(.dataError, "\(name):\(number):1: not a text file (not UTF-8)")
+        }
+        return text
     }
 }
 
@@ -229,10 +262,12 @@ private struct EntryParser {
         if text.hasPrefix("-") {
             throw error(column, "tempo '\(text)' is negative: give quarter notes a minute above 0, e.g. 120")
         }
-        guard let decimal = ExactDecimal(text) else {
-            throw error(column, "'\(text)' is not a tempo: give quarter notes a minute, e.g. 120 or 92.5")
+        switch ExactDecimal.isMore(text, than: Tempo.range.upperBound / 1000) {
+        case nil: throw error(column, "'\(text)' is not a tempo: give quarter notes a minute, e.g. 120 or 92.5")
+        case true: throw error(column, "tempo '\(text)' is out of range: use 1 to 1000 quarter notes a minute")
+        case false: break
         }
-        guard let milli = decimal.scaled(toPlaces: 3) else {
+        guard let decimal = ExactDecimal(text), let milli = decimal.scaled(toPlaces: 3) else {
             throw error(column, "tempo '\(text)' has more than 3 decimal places")
         }
         guard milli > 0 else { throw error(column, "tempo '\(text)' is zero: give quarter notes a minute above 0, e.g. 120") }

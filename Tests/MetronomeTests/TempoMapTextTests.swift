@@ -1,0 +1,83 @@
+import Foundation
+@testable import Metronome
+import Testing
+
+/// The text of a tempo map as editors write it: LF, CRLF (Windows), a UTF-8
+/// byte-order mark, CR alone (old Mac).
+@Suite struct TempoMapTextTests {
+    private func parse(_ bytes: [UInt8]) throws(MetronomeError) -> TempoMap {
+        try TempoMap(parsing: bytes, name: "map.txt")
+    }
+
+    private func failure(_ text: String) -> MetronomeError? {
+        do {
+            _ = try parse(Array(text.utf8))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    private let unix = "# a song\nintro: 2 120\n\nverse: 4 3/4 90-100 X.x 0.5\n1 4/4 100,110,120,130\n"
+
+    @Test func crlfLinesAndAByteOrderMarkReadAsTheSameMap() throws {
+        let expected = try parse(Array(unix.utf8))
+        let windows = unix.replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(Array(windows.utf8).filter { $0 == 0x0D }.count == 5)
+        #expect(try parse(Array(windows.utf8)) == expected)
+        #expect(try parse([0xEF, 0xBB, 0xBF] + Array(windows.utf8)) == expected)
+        #expect(try parse([0xEF, 0xBB, 0xBF] + Array(unix.utf8)) == expected)
+        // The mark is not part of the first word: the label is still 'intro'.
+        let marked = try parse([0xEF, 0xBB, 0xBF] + Array("intro: 2 120\r\n".utf8))
+        #expect(marked.entries.map(\.label) == ["intro"])
+        // A last line without its line end.
+        #expect(try parse(Array("2 120\r\n4 3/4 90".utf8)).entries.map(\.bars) == [2, 4])
+    }
+
+    @Test(arguments: [
+        // Columns count characters from the first after the mark, lines count CRLF as one end.
+        ("\u{FEFF}4 0\r\n", "map.txt:1:3: tempo '0' is zero"),
+        ("\u{FEFF}4 120\r\n2 3/4 0\r\n", "map.txt:2:7: tempo '0' is zero"),
+        ("4 120\r\n\r\n2 120 X.x.x\r\n", "map.txt:3:7: pattern 'X.x.x' has 5 beats"),
+        ("4 120\r\nverse 8 120\r\n", "map.txt:2:1: 'verse' is not a number of bars"),
+        ("\u{FEFF}# only comments\r\n\r\n", "map.txt:3:1: the tempo map has no entries"),
+        ("4 120 X.x. 0.5 extra\r\n", "map.txt:1:16: unexpected 'extra'"),
+        // A control character's column counts é as one character, as the parser's columns do.
+        ("4 120\r\né\u{1}", "map.txt:2:2: not a text file (byte 0x1)"),
+    ])
+    func errorsInCRLFMapsNameTheirLineAndColumn(text: String, message: String) {
+        let error = failure(text)
+        #expect(error?.exit == .dataError)
+        #expect(error?.message.hasPrefix(message) == true, "\(String(describing: error))")
+    }
+
+    @Test func aCROnlyMapIsRefusedWithAMessageThatSaysSo() {
+        let error = failure("intro: 2 120\r4 3/4 90\r")
+        #expect(error == MetronomeError(.dataError, "map.txt:1:1: lines end in CR only (old Mac text): save with LF or CRLF line endings"))
+        // A lone CR inside an LF file: where it is.
+        let stray = failure("2 120\n4 9\r0\n")
+        #expect(stray == MetronomeError(.dataError, "map.txt:2:4: a CR that ends no line: save with LF or CRLF line endings"))
+    }
+
+    @Test func theBinaryRendersAWindowsMapAsItsUnixTwinAndRefusesACROnlyOne() throws {
+        let directory = TemporaryDirectory()
+        let (beat, bell) = try writeImpulseSoundFiles(in: directory)
+        func render(_ bytes: [UInt8], _ name: String) throws -> RunResult {
+            let map = directory.file(name + ".txt")
+            try Data(bytes).write(to: URL(fileURLWithPath: map))
+            return try run(metronomeBinary(), ["--tempo-map", map, "--output", directory.file(name + ".wav"),
+                                               "--beat-sound", beat, "--bell-sound", bell])
+        }
+        let unixRun = try render(Array(unix.utf8), "unix")
+        let windowsRun = try render([0xEF, 0xBB, 0xBF] + Array(unix.replacingOccurrences(of: "\n", with: "\r\n").utf8), "windows")
+        #expect(unixRun.status == 0 && windowsRun.status == 0, "\(windowsRun.standardError)")
+        let unixClicks = onsets(try readSoundFile(directory.file("unix.wav")).samples)
+        #expect(unixClicks.count == 2 * 4 + 4 * 3 - 4 + 4)
+        #expect(onsets(try readSoundFile(directory.file("windows.wav")).samples).elementsEqual(unixClicks) { $0 == $1 })
+
+        let mac = try render(Array(unix.replacingOccurrences(of: "\n", with: "\r").utf8), "mac")
+        #expect(mac.status == 65)
+        #expect(mac.standardError == "metronome: \(directory.file("mac.txt")):1:1: lines end in CR only (old Mac text): save with LF or CRLF line endings\n")
+        #expect(!directory.contents().contains("mac.wav"))
+    }
+}
