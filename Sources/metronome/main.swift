@@ -17,8 +17,9 @@ do {
     if status == .success {
         MetronomeCommand.exit(withError: error)
     }
+    // The whole message, not its first line: a value holding a newline is shown escaped, not cut.
     let message = MetronomeCommand.message(for: error)
-    let line = message.split(separator: "\n").first.map(String.init) ?? "invalid arguments"
+    let line = message.isEmpty ? "invalid arguments" : message
     StandardError.report(line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line)
     exit(status.rawValue == 1 ? SysExit.software.rawValue : status.rawValue)
 }
