@@ -33,7 +33,7 @@ struct MetronomeCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Tempo in beats per minute, 1 to 1000, up to 3 decimals (e.g. --bpm 92.5).", valueName: "bpm"))
     var bpm: String?
 
-    @Option(name: .long, help: ArgumentHelp("Beats per bar / note value; the bell rings on beat 1 (e.g. --meter 3/4). Default 4/4.", valueName: "n/d"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Beats per bar / note value; the bell rings on beat 1 (e.g. --meter 3/4). Default 4/4.", valueName: "n/d"))
     var meter: String?
 
     @Option(name: .long, help: ArgumentHelp("One character a beat: X bell, x beat, . silent; as long as the bar (e.g. --pattern X.xx).", valueName: "pattern"))
@@ -51,7 +51,7 @@ struct MetronomeCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Sound of the clicks between beats. Default: the built-in sub.wav.", valueName: "file"))
     var subdivisionSound: String?
 
-    @Option(name: .long, help: ArgumentHelp("A second voice of A clicks against every B beats, from each bar start (e.g. --polyrhythm 3:2).", valueName: "a:b"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("A second voice of A clicks against every B beats, from each bar start (e.g. --polyrhythm 3:2).", valueName: "a:b"))
     var polyrhythm: String?
 
     @Option(name: .long, help: ArgumentHelp("Sound of the second voice. Default: the built-in poly.wav.", valueName: "file"))
@@ -60,7 +60,7 @@ struct MetronomeCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Bars of count-in before bar 1, played 6 dB softer (e.g. --count-in 1).", valueName: "n"))
     var countIn: String?
 
-    @Option(name: .long, help: ArgumentHelp("Gap trainer: play P bars, then mute M bars, over and over (e.g. --gap 3:1).", valueName: "p:m"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Gap trainer: play P bars, then mute M bars, over and over (e.g. --gap 3:1).", valueName: "p:m"))
     var gap: String?
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Mute this percentage of beats at random (e.g. --random-mute 20).", valueName: "pct"))

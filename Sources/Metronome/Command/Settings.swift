@@ -238,7 +238,11 @@ public struct PlanOptions: Sendable {
             if let startAt {
                 guard let index = map.entry(labelled: startAt) else {
                     let labels = map.entries.compactMap(\.label)
-                    let known = labels.isEmpty ? "it has no labels" : "its labels are " + labels.joined(separator: ", ")
+                    // A few labels, not a line as long as the map.
+                    let shown = labels.prefix(5).joined(separator: ", ")
+                    let known = labels.isEmpty ? "it has no labels"
+                        : labels.count <= 5 ? "its labels are " + shown
+                        : "its labels are \(shown) and \(labels.count - 5) more"
                     throw .usage("--start-at '\(startAt)': no entry of '\(tempoMap)' has that label; \(known)")
                 }
                 first = index

@@ -7,6 +7,9 @@ public struct Polyrhythm: Hashable, Sendable, BitwiseCopyable, CustomStringConve
     /// Parses `3:2`, `5:4`: 1 to 16 clicks against 1 to the beats of a bar.
     public init(parsing text: String, beatsPerBar: Int) throws(MetronomeError) {
         let parts = text.trimmingSpaces.split(separator: ":", omittingEmptySubsequences: false)
+        if parts.contains(where: { $0.hasPrefix("-") }) {
+            throw .usage("polyrhythm '\(text)' is negative: use 1 to 16 clicks against 1 to \(beatsPerBar) beats, e.g. 3:2")
+        }
         guard parts.count == 2, let clicks = Int(parts[0]), let beats = Int(parts[1]) else {
             throw .usage("polyrhythm '\(text)' is not of the form CLICKS:BEATS: use e.g. 3:2 for three against two")
         }
