@@ -115,6 +115,8 @@ public struct TempoPlan: Sendable {
 
     /// The beats in the first `bars` bars of the plan; every beat of a plan
     /// that ends (a map without `--loop`) when `bars` is nil; nil when endless.
+    /// Bars past the end of a map that ends are bars of its last entry's
+    /// meter: its last tempo plays on, as it does for `--duration`.
     public func beats(inBars bars: Int64?) -> Int64? {
         switch source {
         case .trainer(_, _, _, _, let meter):
@@ -130,6 +132,7 @@ public struct TempoPlan: Sendable {
                 }
                 if !loops { break }
             }
+            if let last = map.entries.last { beats += left * Int64(last.meter.beatsPerBar) }
             return beats
         }
     }
