@@ -52,3 +52,105 @@ import Testing
         #expect(flags.contains("ixon") && flags.contains("icrnl") && flags.contains("iexten") && flags.contains("echo"))
     }
 }
+
+extension TerminalSignalTests {
+    /// Ctrl-Z gives the shell a normal screen in cooked mode; `fg` takes the terminal back and keys work.
+    @Test(.enabled(if: tmuxInstalled || RealTimeLoopbackTests.required))
+    func controlZStopsWithTheTerminalRestoredAndFgTakesItBack() throws {
+        // The pane's shell becomes an interactive bash (job control; no readline, which takes the terminal for a line).
+        let pane = try TmuxPane(command: "exec bash --norc --noprofile --noediting -i")
+        try pane.send("PS1='prompt$ '")
+        try pane.send("Enter")
+        try pane.send("\(Self.live) --bpm 100 2>/dev/null")
+        try pane.send("Enter")
+        try pane.waitUntil("the picture") { try pane.capture().contains("100 bpm") }
+        let pid = try #require(try pane.programPID(named: "metronome"))
+        try pane.send("C-z")
+        try pane.waitUntil("the program to stop") {
+            (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: " ")[2] == "T"
+        }
+        var screen = ""
+        try pane.waitUntil("the shell's prompt on the normal screen") {
+            screen = try pane.capture()
+            return screen.contains("Stopped") && screen.contains("prompt$")
+        }
+        #expect(!screen.contains("q quit"))  // not drawn over the picture on the alternate screen
+        let stopped = Self.flags(try Self.stty(of: pane))
+        #expect(stopped.contains("icanon") && stopped.contains("echo") && stopped.contains("ixon"))
+        try pane.send("fg")
+        try pane.send("Enter")
+        try pane.waitUntil("the picture redrawn") { try pane.capture().contains("100 bpm") }
+        let resumed = Self.flags(try Self.stty(of: pane))
+        #expect(resumed.contains("-icanon") && resumed.contains("-echo"))
+        // A key works at once, without Enter: the status line changes.
+        try pane.send("Up")
+        try pane.waitUntil("the tempo key to work after fg", seconds: 5) { try pane.capture().contains("101 bpm") }
+        #expect(!(try pane.capture()).contains("prompt$"))  // the picture drawn whole over the alternate screen
+        try pane.send("q")
+        try pane.waitUntil("the shell's prompt again") { try pane.capture().split(separator: "\n").last?.hasPrefix("prompt$") ?? false }
+        #expect(Self.flags(try Self.stty(of: pane)).contains("icanon"))
+    }
+
+    enum Stop: String, CaseIterable { case quit, usr1, usr2, alarm, pipe }
+
+    /// SIGQUIT (Ctrl-\), SIGUSR1, SIGUSR2, SIGALRM and SIGPIPE stop live playback cleanly,
+    /// by the same signal (128+N), with the terminal restored and no crash report.
+    @Test(.enabled(if: tmuxInstalled || RealTimeLoopbackTests.required), arguments: Stop.allCases)
+    func everyStoppingSignalEndsLivePlaybackWithTheTerminalRestored(stop: Stop) throws {
+        let directory = TemporaryDirectory()
+        // The pane's shell goes on past Ctrl-\ (as past Ctrl-C) to record what the program left.
+        let pane = try TmuxPane(command: "trap true QUIT; \(Self.live) --bpm 100 2>\(directory.file("stderr"))")
+        try pane.waitUntil("the picture") { try pane.capture().contains("100 bpm") }
+        let signal = [Stop.quit: SIGQUIT, .usr1: SIGUSR1, .usr2: SIGUSR2, .alarm: SIGALRM, .pipe: SIGPIPE][stop]!
+        if stop == .quit {
+            try pane.send("C-\\")
+        } else {
+            kill(try #require(try pane.programPID(named: "metronome")), signal)
+        }
+        let outcome = try pane.outcome()
+        #expect(outcome.status == 128 + signal)
+        let flags = Self.flags(outcome.stty)
+        #expect(flags.contains("icanon") && flags.contains("echo") && flags.contains("ixon"))
+        #expect(!(try pane.capture()).contains("q quit"))
+        let stderr = try String(contentsOfFile: directory.file("stderr"), encoding: .utf8)
+        #expect(!stderr.contains("Crash") && !stderr.contains("Backtrace") && !stderr.contains("Thread"), "\(stderr)")
+        #expect(!directory.contents().contains { $0.hasPrefix("core") })
+    }
+
+    /// A render stopped by any stopping signal leaves no file and no hidden `.part`, and dies of the signal.
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE])
+    func aRenderKilledByAnyStoppingSignalLeavesNothing(signal: Int32) throws {
+        let directory = TemporaryDirectory()
+        let output = directory.file("long.wav")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: metronomeBinary())
+        process.arguments = ["--bpm", "120", "--duration", "10h", "--output", output]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while !directory.contents().contains(where: { $0.hasSuffix(".part") }), Date() < deadline { usleep(10_000) }
+        #expect(directory.contents().contains { $0.hasSuffix(".part") })
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(process.terminationStatus == signal)
+        #expect(directory.contents().isEmpty, "\(directory.contents())")
+    }
+
+    /// After cleaning up, the signal is raised again: a shell loop stops at Ctrl-C.
+    @Test(.enabled(if: tmuxInstalled || RealTimeLoopbackTests.required))
+    func controlCStopsAShellLoop() throws {
+        let directory = TemporaryDirectory()
+        let log = directory.file("log")
+        // No `trap` in this shell: as an interactive user's loop would, it stops when its child dies of SIGINT.
+        let pane = try TmuxPane(command: "bash -c 'for i in 1 2 3; do echo run $i >> \(log); \(Self.live) --bpm 100 2>/dev/null; s=$?; echo status $s >> \(log); done'")
+        try pane.waitUntil("the picture") { try pane.capture().contains("100 bpm") }
+        try pane.send("C-c")
+        // bash goes on only if its child exited by itself; dying of SIGINT tells it the user interrupted.
+        #expect(try pane.outcome().status == 130)
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        #expect(lines == ["run 1"], "\(lines)")
+    }
+}

@@ -40,6 +40,11 @@ public enum TerminalRescue {
     public static func install() {
         _ = state
         _ = leaveScreenBytes
+        var crashes = sigset_t()
+        sigemptyset(&crashes)
+        for signal in crashSignals { sigaddset(&crashes, signal) }
+        // Blocked by whoever started us, a `kill -ABRT` would wait for ever.
+        pthread_sigmask(SIG_UNBLOCK, &crashes, nil)
         for signal in crashSignals {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { signal in TerminalRescue.handle(signal) }
