@@ -154,3 +154,24 @@ extension TerminalSignalTests {
         #expect(lines == ["run 1"], "\(lines)")
     }
 }
+
+extension TerminalSignalTests {
+    /// A terminal that understands no escape codes (TERM=dumb, or no TERM) gets the plain lines.
+    /// `script` runs the program on a terminal of its own and logs every byte written to it.
+    @Test(arguments: [["TERM=dumb"], ["-u", "TERM"], ["TERM="], ["TERM=xterm"]])
+    func aDumbTerminalGetsPlainLines(term: [String]) throws {
+        let directory = TemporaryDirectory()
+        let log = directory.file("typescript")
+        let result = try run("/usr/bin/env", term + ["ALSA_CONFIG_PATH=/nonexistent", "/usr/bin/script", "-qfec",
+                                                     "\(metronomeBinary()) --bpm 240 --bars 2", log])
+        #expect(result.status == 0)
+        let written = try #require(FileManager.default.contents(atPath: log))
+        if term == ["TERM=xterm"] {
+            #expect(written.contains(0x1B))  // the picture, as the same check sees it
+        } else {
+            #expect(!written.contains(0x1B))
+            let text = String(decoding: written, as: UTF8.self)
+            #expect(text.contains("bar 1  240 bpm 4/4  0.0s") && text.contains("bar 2  240 bpm 4/4  1.0s"), "\(text)")
+        }
+    }
+}
