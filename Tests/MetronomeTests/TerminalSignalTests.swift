@@ -175,3 +175,64 @@ extension TerminalSignalTests {
         }
     }
 }
+
+extension TerminalSignalTests {
+    /// Keys arriving one by one between frames (20 Up presses at 5 frames a second) are all
+    /// applied at once and the frames keep their pace: a key does not push the next frame away.
+    @Test(.enabled(if: tmuxInstalled || RealTimeLoopbackTests.required))
+    func aBurstOfKeysKeepsThePictureMoving() throws {
+        let directory = TemporaryDirectory()
+        let trace = directory.file("trace.jsonl")
+        let pane = try TmuxPane(command: "\(Self.live) --bpm 100 --fps 5 --trace \(trace) 2>/dev/null")
+        try pane.waitUntil("the picture") { try pane.capture().contains("100 bpm") }
+        for _ in 0..<20 { try pane.send("Up") }  // one write to the terminal each
+        let sent = Date()
+        try pane.waitUntil("all 20 tempo steps shown", seconds: 10) { try pane.capture().contains("120 bpm") }
+        let shownAfter = Date().timeIntervalSince(sent)
+        try pane.send("q")
+        #expect(try pane.outcome().status == 0)
+        #expect(shownAfter < 1, "\(shownAfter) s to show the keys")
+        let frames = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").compactMap { line -> Double? in
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  object["type"] as? String == "frame" else { return nil }
+            return (object["time"] as! NSNumber).doubleValue
+        }
+        let gaps = zip(frames.dropFirst(), frames).map { $0 - $1 }
+        #expect(frames.count > 3 && gaps.allSatisfy { $0 < 0.4 }, "gaps between frames: \(gaps)")
+    }
+}
+
+extension TerminalSignalTests {
+    /// A crash (here sent from outside) leaves the terminal usable and the process dies of the signal,
+    /// with no backtracer taking the terminal.
+    @Test(.enabled(if: tmuxInstalled || RealTimeLoopbackTests.required), arguments: [SIGSEGV, SIGABRT, SIGILL, SIGBUS, SIGFPE, SIGTRAP])
+    func aCrashLeavesTheTerminalUsable(signal: Int32) throws {
+        let directory = TemporaryDirectory()
+        let pane = try TmuxPane(command: "ulimit -c 0; \(Self.live) --bpm 100 2>\(directory.file("stderr"))")
+        try pane.waitUntil("the picture") { try pane.capture().contains("100 bpm") }
+        kill(try #require(try pane.programPID(named: "metronome")), signal)
+        let outcome = try pane.outcome()
+        #expect(outcome.status == 128 + signal)
+        let flags = Self.flags(outcome.stty)
+        #expect(flags.contains("icanon") && flags.contains("echo") && flags.contains("ixon"))
+        let screen = try pane.capture()
+        #expect(!screen.contains("q quit"))  // the normal screen
+        let stderr = try String(contentsOfFile: directory.file("stderr"), encoding: .utf8)
+        #expect(!stderr.contains("Crash") && !stderr.contains("Backtrace"), "\(stderr)")
+    }
+
+    /// The cursor is shown again after a crash: tmux says whether it is visible.
+    @Test(.enabled(if: tmuxInstalled || RealTimeLoopbackTests.required))
+    func aCrashShowsTheCursorAgain() throws {
+        let pane = try TmuxPane(command: "ulimit -c 0; \(Self.live) --bpm 100 2>/dev/null")
+        try pane.waitUntil("the picture") { try pane.capture().contains("100 bpm") }
+        func cursorFlag() throws -> String {
+            try run("/usr/bin/tmux", ["-L", pane.socket, "display", "-p", "#{cursor_flag}#{alternate_on}"]).standardOutput
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(try cursorFlag() == "01")  // hidden, on the alternate screen
+        kill(try #require(try pane.programPID(named: "metronome")), SIGSEGV)
+        #expect(try pane.outcome().status == 128 + SIGSEGV)
+        #expect(try cursorFlag() == "10")
+    }
+}

@@ -45,12 +45,19 @@ public enum TerminalRescue {
         for signal in crashSignals { sigaddset(&crashes, signal) }
         // Blocked by whoever started us, a `kill -ABRT` would wait for ever.
         pthread_sigmask(SIG_UNBLOCK, &crashes, nil)
+        // A stack overflow leaves no stack to run the handler on: the main thread gets a spare one.
+        var current = stack_t()
+        if sigaltstack(nil, &current) == 0, current.ss_flags & Int32(SS_DISABLE) != 0 {
+            let size = 64 * 1024
+            var spare = stack_t(ss_sp: UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16), ss_flags: 0, ss_size: size)
+            sigaltstack(&spare, nil)
+        }
         for signal in crashSignals {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { signal in TerminalRescue.handle(signal) }
             sigemptyset(&action.sa_mask)
             // Back to the default action on entry: a second fault inside the handler kills at once.
-            action.sa_flags = Int32(bitPattern: UInt32(SA_RESETHAND))
+            action.sa_flags = Int32(bitPattern: UInt32(SA_RESETHAND)) | SA_ONSTACK
             sigaction(signal, &action, nil)
         }
     }
