@@ -238,8 +238,8 @@ func spawnAndWait(_ executable: String, _ arguments: [String], environment: [Str
         #expect(differing > 0)  // 137.5 bpm at 44.1 kHz has fractional positions: the two methods do differ
     }
 
-    @Test(arguments: [(Int32(SIGINT), Int32(130)), (Int32(SIGTERM), Int32(143))])
-    func aSignalDuringARenderLeavesNoFileAndNoTemporaryFile(signal: Int32, status: Int32) throws {
+    @Test(arguments: [Int32(SIGINT), Int32(SIGTERM)])
+    func aSignalDuringARenderLeavesNoFileAndNoTemporaryFile(signal: Int32) throws {
         // Ten hours at 44.1 kHz: long enough that the signal always lands mid-render.
         let output = directory.file("long.wav")
         let process = Process()
@@ -255,7 +255,8 @@ func spawnAndWait(_ executable: String, _ arguments: [String], environment: [Str
         #expect(!directory.contents().isEmpty, "the render never started")
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
-        #expect(process.terminationStatus == status)
+        // Cleaned up, then died of the signal (a shell shows 128+N).
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signal)
         #expect(directory.contents().isEmpty, "\(directory.contents())")
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(!message.contains("Fatal") && !message.contains("Stack"))
