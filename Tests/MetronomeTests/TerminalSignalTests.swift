@@ -236,3 +236,66 @@ extension TerminalSignalTests {
         #expect(try cursorFlag() == "10")
     }
 }
+
+extension TerminalSignalTests {
+    /// A terminal that stops reading (a stalled connection) neither hangs the loop nor the way out:
+    /// SIGTERM still ends the program at once, though its output cannot be written.
+    @Test func aTerminalThatStopsReadingDoesNotHangTheProgram() throws {
+        // posix_openpt, unlockpt and ptsname by hand (Glibc's module leaves them out).
+        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        var unlock: Int32 = 0, number: UInt32 = 0
+        #expect(master >= 0 && ioctl(master, 0x4004_5431 /* TIOCSPTLCK */, &unlock) == 0
+                && ioctl(master, 0x8004_5430 /* TIOCGPTN */, &number) == 0)
+        defer { close(master) }
+        let slavePath = "/dev/pts/\(number)"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, slavePath, O_RDWR | O_NOCTTY, 0)
+        posix_spawn_file_actions_adddup2(&actions, STDIN_FILENO, STDOUT_FILENO)
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        let arguments = [metronomeBinary(), "--bpm", "100", "--fps", "120"], environment = ["TERM=xterm", "ALSA_CONFIG_PATH=/nonexistent"]
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        #expect(posix_spawn(&pid, metronomeBinary(), &actions, &attributes, argv, envp) == 0)
+        var status: Int32 = 0
+        defer { if waitpid(pid, &status, WNOHANG) == 0 { kill(pid, SIGKILL); waitpid(pid, &status, 0) } }
+        // Nobody reads the pty: its buffer fills with frames.
+        func queued() -> Int32 {
+            var count: Int32 = 0
+            _ = ioctl(master, UInt(FIONREAD), &count)
+            return count
+        }
+        var deadline = Date().addingTimeInterval(10)
+        while queued() == 0, Date() < deadline { usleep(10_000) }
+        #expect(queued() > 0, "nothing drawn")
+        // Fill what room is left ourselves, through a non-blocking descriptor of the same terminal:
+        // from here on every write blocks, the program's last ones (leaving the screen) included.
+        let filler = open(slavePath, O_RDWR | O_NOCTTY | O_NONBLOCK)
+        defer { close(filler) }
+        let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 1024)
+        var full = false
+        for _ in 0..<100_000 where !full {
+            full = chunk.withUnsafeBytes { write(filler, $0.baseAddress, $0.count) } < 0 && errno == EAGAIN
+        }
+        #expect(full, "the pty never filled")
+        kill(pid, SIGTERM)
+        deadline = Date().addingTimeInterval(5)
+        var ended = pid_t(0)
+        while ended == 0, Date() < deadline {
+            ended = waitpid(pid, &status, WNOHANG)
+            if ended == 0 { usleep(10_000) }
+        }
+        #expect(ended == pid, "still running 5 s after SIGTERM")
+        #expect(ended == pid && status & 0x7F == SIGTERM)  // died of the signal
+    }
+}

@@ -37,7 +37,8 @@ public final class KeyInput {
         guard !active else { return true }
         var raw = Self.rawMode(from: original)
         TerminalRescue.enteredRawMode(original)
-        guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0 else {
+        tcflush(STDIN_FILENO, TCIFLUSH)
+        guard tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0 else {
             TerminalRescue.leftRawMode()
             return false
         }
@@ -49,7 +50,9 @@ public final class KeyInput {
     public func restore() {
         guard active else { return }
         active = false
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
+        // Not TCSAFLUSH: that waits until the output is read, for ever on a stalled terminal.
+        tcsetattr(STDIN_FILENO, TCSANOW, &original)
+        tcflush(STDIN_FILENO, TCIFLUSH)
         TerminalRescue.leftRawMode()
     }
 

@@ -100,7 +100,8 @@ public final class TerminalScreen {
             }
         }
         guard !buffer.isEmpty else { return }
-        writeAll(STDOUT_FILENO, buffer)
+        // A terminal that stopped reading loses the frame (the next is drawn whole) rather than the loop.
+        if !BoundedWrite.write(STDOUT_FILENO, buffer, waitingAtMost: Self.frameWait) { shown.removeAll(keepingCapacity: true) }
     }
 
     /// `ESC [ row ; column H` without building a String.
@@ -147,7 +148,10 @@ public final class TerminalScreen {
         keys.restore()
     }
 
+    /// How long a frame or a line may wait for room on stdout, in milliseconds.
+    static let frameWait: Int32 = 100
+
     static func emit(_ text: String) { emit(bytes: Array(text.utf8)) }
 
-    static func emit(bytes: [UInt8]) { writeAll(STDOUT_FILENO, bytes) }
+    static func emit(bytes: [UInt8]) { BoundedWrite.write(STDOUT_FILENO, bytes, waitingAtMost: frameWait) }
 }
