@@ -299,3 +299,27 @@ extension TerminalSignalTests {
         #expect(ended == pid && status & 0x7F == SIGTERM)  // died of the signal
     }
 }
+
+extension TerminalSignalTests {
+    /// A 20 kB paste is read in bounded pieces, every byte of it, and an empty input returns at once.
+    @Test func pendingKeysAreReadInBoundedPieces() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)  // as VMIN 0 makes a terminal
+        let paste = (0..<20_000).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+        #expect(paste.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) } == paste.count)
+        close(ends[1])
+        var read: [UInt8] = []
+        var pieces = 0
+        while true {
+            let piece = KeyInput.readPending(ends[0], limit: 4096)
+            if piece.isEmpty { break }
+            #expect(piece.count <= 4096)
+            read += piece
+            pieces += 1
+        }
+        #expect(read == paste)
+        #expect(pieces == 5)  // 4096 × 4 + 3616
+    }
+}
