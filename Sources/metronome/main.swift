@@ -2,10 +2,11 @@ import ArgumentParser
 import Glibc
 import Metronome
 
-// Every failure is one line on stderr and a sysexits status; help and
-// --version print as swift-argument-parser prints them.
 // A crash restores the terminal before it kills (and the runtime's backtracer stays off the terminal).
 TerminalRescue.install()
+
+// Every failure is one line on stderr and a sysexits status; help and
+// --version print as swift-argument-parser prints them.
 do {
     var command = try MetronomeCommand.parseAsRoot()
     try command.run()
