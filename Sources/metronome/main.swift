@@ -2,6 +2,9 @@ import ArgumentParser
 import Glibc
 import Metronome
 
+// A crash restores the terminal before it kills (and the runtime's backtracer stays off the terminal).
+TerminalRescue.install()
+
 // Every failure is one line on stderr and a sysexits status; help and
 // --version print as swift-argument-parser prints them.
 do {
@@ -11,6 +14,10 @@ do {
     StandardError.report(error.message)
     exit(error.exit.rawValue)
 } catch let error as ExitCode {
+    // Stopped by a signal and cleaned up: die of it, so a shell loop stops too.
+    if error.rawValue > 128, TerminationSignals.stopping.contains(error.rawValue - 128) {
+        TerminationSignals.end(by: error.rawValue - 128)
+    }
     exit(error.rawValue)
 } catch {
     let status = MetronomeCommand.exitCode(for: error)

@@ -64,25 +64,33 @@ final class LiveLoop {
         playback.start()
         while !playback.isFinished {
             let now = clock.now()
-            feeder?.feed()
-            collectPassages()
-            collectClicks()
-            if screen != nil { drawFrame(at: now) } else { printHeardClicks(at: now) }
-            trace?.flush()
-
-            nextFrame += period
-            if nextFrame < now.nanoseconds { nextFrame = now.nanoseconds + period }  // fell behind: skip, do not race
-            let timeout = Int((nextFrame - clock.now().nanoseconds) / 1_000_000)
-            let (signal, keyReady) = waitForInput(milliseconds: max(timeout, 0))
+            // A frame when one is due; a key or a signal in between wakes the loop without moving the frames.
+            if now.nanoseconds >= nextFrame {
+                feeder?.feed()
+                collectPassages()
+                collectClicks()
+                if screen != nil { drawFrame(at: now) } else { printHeardClicks(at: now) }
+                trace?.flush()
+                nextFrame += period
+                if nextFrame < now.nanoseconds { nextFrame = now.nanoseconds + period }  // fell behind: skip, do not race
+            }
+            // Rounded up: a wait of 0 ms before the frame is due would spin.
+            let timeout = Int((max(nextFrame - clock.now().nanoseconds, 0) + 999_999) / 1_000_000)
+            let (signal, keyReady) = waitForInput(milliseconds: timeout)
             if let signal {
-                if signal == SIGWINCH {
+                switch signal {
+                case SIGWINCH:
                     size = TerminalScreen.size()
                     screen?.invalidate()
-                } else {
-                    status = TerminationSignals.exitStatus(for: signal)
+                case SIGTSTP:
+                    suspend()
+                    nextFrame = clock.now().nanoseconds
+                default:
+                    if status == 0 { status = TerminationSignals.exitStatus(for: signal) }
                     playback.stop()
                 }
             }
+            // Every key waiting (a bounded piece of a paste), applied at once.
             if keyReady, let keys { press(Key.decode(keys.read())) }
         }
         playback.join()
@@ -90,6 +98,21 @@ final class LiveLoop {
         printHeardClicks(at: MonotonicInstant(nanoseconds: .max))
         trace?.flush()
         return status
+    }
+
+    /// Ctrl-Z: the terminal as it was, the process stopped until `fg`, then the picture back whole.
+    /// The audio thread stops with the process (a suspended job is silent); on `fg` the
+    /// stall watch puts the clicks back on the grid in real time.
+    private func suspend() {
+        screen?.suspend()
+        if screen == nil { keys?.restore() }
+        TerminationSignals.stopProcess()
+        if let screen {
+            size = TerminalScreen.size()
+            screen.resume()
+        } else {
+            keys?.enter()
+        }
     }
 
     /// Restores the terminal; safe to call more than once.
