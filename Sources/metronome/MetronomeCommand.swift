@@ -114,6 +114,9 @@ struct MetronomeCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Sample format of --output: pcm16 (default) or float (wav, aiff).", valueName: "pcm16|float"))
     var format: String?
 
+    @Flag(name: .long, help: "Replace an existing --output file even if it is read-only.")
+    var force = false
+
     @Flag(name: .long, help: "Sound only: no pendulum on the terminal.")
     var noPendulum = false
 
@@ -149,7 +152,7 @@ struct MetronomeCommand: ParsableCommand {
                      output: output, format: format, device: device, latency: latency,
                      beatSound: beatSound, bellSound: bellSound, pendulum: !noPendulum,
                      angle: angle, easing: easing, clickAt: clickAt, style: style, visualOffset: visualOffset, fps: fps,
-                     trace: trace, verbose: verbose, quiet: quiet,
+                     trace: trace, verbose: verbose, quiet: quiet, force: force,
                      rhythm: RhythmOptions(pattern: pattern, subdivide: subdivide, swing: swing,
                                            subdivisionVolume: subdivisionVolume, subdivisionSound: subdivisionSound,
                                            polyrhythm: polyrhythm, polyrhythmSound: polyrhythmSound, countIn: countIn,

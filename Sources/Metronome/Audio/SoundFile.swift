@@ -37,11 +37,11 @@ public final class SoundFile {
         return SoundFile(handle: handle, info: info)
     }
 
-    /// Writes a new file on an open descriptor, which the sound file then owns
-    /// and closes. Stands for `sf_open_fd(fd, SFM_WRITE, …, SF_TRUE)`.
+    /// Writes a new file on an open descriptor, which stays the caller's to
+    /// sync and close after `close()`. Stands for `sf_open_fd(fd, SFM_WRITE, …, SF_FALSE)`.
     public static func create(descriptor: Int32, format: Int32, channels: Int, rate: Int64) throws(SoundFileError) -> SoundFile {
         var info = try writableInfo(format: format, channels: channels, rate: rate)
-        guard let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
+        guard let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) else {
             throw SoundFileError(handle: nil)
         }
         return SoundFile(handle: handle, info: info)

@@ -71,6 +71,7 @@ final class LiveLoop {
                 collectClicks()
                 if screen != nil { drawFrame(at: now) } else { printHeardClicks(at: now) }
                 trace?.flush()
+                if trace?.failure != nil { playback.stop() }  // a trace that cannot be written ends the run
                 nextFrame += period
                 if nextFrame < now.nanoseconds { nextFrame = now.nanoseconds + period }  // fell behind: skip, do not race
             }

@@ -14,30 +14,38 @@ public enum Session {
     static func render(_ settings: Settings, to output: String, format: OutputFormat, signals: TerminationSignals) throws(MetronomeError) -> Int32 {
         let sounds = try loadSounds(settings, rate: settings.rate)
         let (track, feeder, expectedEnd) = makeTrack(settings, sounds: sounds, rate: settings.rate)
-        let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
         // Only a trace reads the logs (their rings are written through when made: 2.6 MB for nothing otherwise).
-        let clickLog = trace.map { _ in ClickLog(capacity: 1 << 16) }
-        let passageLog = trace.map { _ in LockFreeQueue<Passage>(capacity: 1024) }
+        let traced = settings.trace != nil
+        let clickLog = traced ? ClickLog(capacity: 1 << 16) : nil
+        let passageLog = traced ? LockFreeQueue<Passage>(capacity: 1024) : nil
         track.clickLog = clickLog
         track.passageLog = passageLog
         var tempoChanges = TempoChanges(after: track.passage)
-        trace?.tempo(track.schedule.tempo, frame: 0)
-        // Between blocks and at the end: the clicks and tempo changes of the blocks rendered so far.
-        func traceClicks() {
+        // Opened once the output exists: a render that cannot create its file leaves an existing trace alone.
+        var trace: Trace?
+        func openTrace() throws(MetronomeError) {
+            trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
+            trace?.tempo(track.schedule.tempo, frame: 0)
+        }
+        // Between blocks and before the file is kept: the clicks and tempo
+        // changes of the blocks rendered so far. A trace that cannot be written ends the render.
+        func traceClicks() throws(MetronomeError) {
             guard let trace, let clickLog, let passageLog else { return }
             while let passage = passageLog.pop() {
                 if let frame = tempoChanges.firstFrame(ofChangeTo: passage) { trace.tempo(passage.tempo, frame: frame) }
             }
             for click in clickLog.drain() { trace.click(click) }
             trace.flush()
+            if let error = trace.error { throw error }
         }
         do {
-            _ = try FileRenderer(path: output, format: format).render(track, expectedFrames: expectedEnd, interrupted: {
-                traceClicks()
-                feeder?.feed()
-                return signals.takeStop()
-            })
-            traceClicks()
+            _ = try FileRenderer(path: output, format: format, force: settings.force).render(
+                track, expectedFrames: expectedEnd,
+                interrupted: {
+                    try traceClicks()
+                    feeder?.feed()
+                    return signals.takeStop()
+                }, created: openTrace)
         } catch let error as MetronomeError {
             throw error
         } catch FileRenderer.Interruption.signal(let signal) {
@@ -74,6 +82,7 @@ public enum Session {
         if let failure = playback.failure {
             throw MetronomeError(.ioError, "audio device '\(sink.name)' failed: \(failure.message)")
         }
+        if status == 0, let error = trace?.error { throw error }
         return status
     }
 

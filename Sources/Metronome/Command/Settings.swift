@@ -32,6 +32,8 @@ public struct Settings: Sendable, Equatable {
     public var visualOffsetMicroseconds: Int64 = 0
     public var framesPerSecond = 60
     public var trace: String?
+    /// Replace a read-only output file.
+    public var force = false
     public enum Verbosity: Sendable { case normal, verbose, quiet }
     public var verbosity = Verbosity.normal
 
@@ -43,7 +45,7 @@ public struct Settings: Sendable, Equatable {
                 device: String? = nil, latency: String? = nil, beatSound: String? = nil, bellSound: String? = nil,
                 pendulum: Bool = true, angle: String? = nil, easing: String? = nil, clickAt: String? = nil, style: String? = nil,
                 visualOffset: String? = nil, fps: String? = nil, trace: String? = nil,
-                verbose: Bool = false, quiet: Bool = false, rhythm: RhythmOptions = RhythmOptions(),
+                verbose: Bool = false, quiet: Bool = false, force: Bool = false, rhythm: RhythmOptions = RhythmOptions(),
                 plan: PlanOptions = PlanOptions()) throws(MetronomeError) {
         if let bpm { tempo = try Tempo(parsing: bpm) }
         if let meter { self.meter = try Meter(parsing: meter) }
@@ -62,7 +64,11 @@ public struct Settings: Sendable, Equatable {
         case (.some(let bars), nil):
             length = try TrackLength.parsingBars(bars)
         case (nil, .some(let duration)):
-            length = .playtime(try Playtime(parsing: duration))
+            let playtime = try Playtime(parsing: duration)
+            guard playtime.frames(at: self.rate) > 0 else {
+                throw .usage("duration '\(duration)' is shorter than one frame at \(self.rate.framesPerSecond) Hz: use e.g. 1s")
+            }
+            length = .playtime(playtime)
         case (nil, nil):
             break
         }
@@ -118,8 +124,26 @@ public struct Settings: Sendable, Equatable {
             guard !trace.isEmpty else { throw .usage("--trace needs a file name") }
             self.trace = trace
         }
+        if force, output == nil { throw .usage("--force applies to --output files only") }
+        self.force = force
+        try Self.checkOutputsAreNotInputs(outputs: [("--output", output), ("--trace", self.trace)],
+                                          inputs: [("--tempo-map", plan.tempoMap), ("--beat-sound", beatSound),
+                                                   ("--bell-sound", bellSound), ("--subdivision-sound", subdivisionSound),
+                                                   ("--polyrhythm-sound", polyrhythmSound)])
         if verbose && quiet { throw .usage("--verbose and --quiet contradict each other: give one") }
         verbosity = verbose ? .verbose : quiet ? .quiet : .normal
+    }
+
+    /// A file written (the output, the trace) must not be a file read, nor the
+    /// other file written: writing it would destroy what is being read.
+    static func checkOutputsAreNotInputs(outputs: [(String, String?)], inputs: [(String, String?)]) throws(MetronomeError) {
+        let written = outputs.compactMap { option, path in path.map { (option, $0) } }
+        let read = inputs.compactMap { option, path in path.map { (option, $0) } }.filter { $0.1 != "-" }
+        for (index, (option, path)) in written.enumerated() {
+            for (other, otherPath) in read + written[(index + 1)...] where FilePath.sameFile(path, otherPath) {
+                throw .usage("\(option) '\(path)' is the file \(other) names: choose another file name")
+            }
+        }
     }
 
     static func soundFile(_ path: String, _ option: String) throws(MetronomeError) -> String {

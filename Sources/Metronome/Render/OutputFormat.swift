@@ -53,6 +53,39 @@ public struct OutputFormat: Equatable, Sendable {
         return major | (sampleFormat == .float ? Int32(SF_FORMAT_FLOAT) : Int32(SF_FORMAT_PCM_16))
     }
 
+    /// Bytes a sample takes in the file; nil for compressed formats.
+    var bytesPerSample: Int64? {
+        switch container {
+        case .wav, .aiff: sampleFormat == .float ? 4 : 2
+        case .flac, .ogg: nil
+        }
+    }
+
+    /// The most frames a FLAC stream can count: STREAMINFO holds the total in 36 bits.
+    static let flacFrameLimit: Int64 = (1 << 36) - 1
+
+    /// The sample data `frames` frames take, when the format's size is known in advance.
+    func dataBytes(frames: Int64) -> Int64? {
+        bytesPerSample.map { frames.multipliedReportingOverflow(by: $0) }.map { $0.overflow ? .max : $0.partialValue }
+    }
+
+    /// Refuses a length the format cannot hold: AIFF's chunk sizes are 32 bits
+    /// (4 GB), FLAC counts at most 2^36 frames. WAV turns into RF64 past 4 GB.
+    func check(frames: Int64, path: String) throws(MetronomeError) {
+        switch container {
+        case .aiff:
+            if let bytes = dataBytes(frames: frames), bytes > Self.riffDataLimit {
+                throw .usage("'\(path)' would hold \(ByteCount(bytes)) of audio; AIFF holds at most 4 GB: use .wav (RF64 past 4 GB) or .flac")
+            }
+        case .flac:
+            if frames > Self.flacFrameLimit {
+                throw .usage("'\(path)' would hold \(frames) frames; FLAC counts at most 2^36: use .wav (RF64) or a shorter length")
+            }
+        case .wav, .ogg:
+            break
+        }
+    }
+
     /// Whether samples are handed to libsndfile as 16-bit integers.
     var writesIntegers: Bool { sampleFormat == .pcm16 && container != .ogg }
 }
