@@ -68,11 +68,12 @@ public enum Session {
         let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace,
                               clickLog: clickLog, passageLog: passageLog, controller: controller, feeder: feeder).run()
 
-        if playback.underruns > 0 {
-            StandardError.report("\(playback.underruns) underrun\(playback.underruns == 1 ? "" : "s") on '\(sink.name)': the sound dropped out; a larger --latency may help")
-        }
+        // A device that failed is the one line: the underruns before it were its going.
         if let failure = playback.failure {
             throw MetronomeError(.ioError, "audio device '\(sink.name)' failed: \(failure.message)")
+        }
+        if playback.underruns > 0 {
+            StandardError.report("\(playback.underruns) underrun\(playback.underruns == 1 ? "" : "s") on '\(sink.name)': the sound dropped out; a larger --latency may help")
         }
         return status
     }
@@ -119,9 +120,10 @@ public enum Session {
     /// The ALSA device, or silence when the default device is missing.
     static func openSink(_ settings: Settings) throws(MetronomeError) -> any AudioSink {
         let name = settings.device ?? "default"
-        let sizes = settings.latency?.frames(at: settings.rate) ?? Latency.standardFrames()
+        // Without --latency the device chooses: a sound server needs more than a card.
+        let sizes = settings.latency?.frames(at: settings.rate)
         do {
-            return try PCMDevice(name: name, rate: settings.rate, periodFrames: sizes.period, bufferFrames: sizes.buffer)
+            return try PCMDevice(name: name, rate: settings.rate, periodFrames: sizes?.period, bufferFrames: sizes?.buffer)
         } catch {
             if settings.device != nil {
                 throw MetronomeError(.unavailable, "cannot open audio device '\(name)': \(error.message)")
