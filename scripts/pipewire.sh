@@ -7,8 +7,8 @@
 #   pipewire_start WORK   XDG_RUNTIME_DIR and XDG_CONFIG_HOME under WORK, a session
 #                         bus, pipewire, wireplumber and pipewire-pulse; returns once
 #                         the sink is the default and pipewire-pulse answers
-#   pipewire_record FILE  records the sink's monitor to FILE (f32, mono, 48 kHz) in
-#                         the background; sets recorder_pid
+#   pipewire_record FILE  records the sink's monitor to FILE (a float WAV, mono, 48 kHz)
+#                         in the background; sets recorder_pid; returns once it is linked
 #   pipewire_stop         stops what pipewire_start started
 #
 # As root, PipeWire needs nothing more: the runtime directory is XDG_RUNTIME_DIR.
@@ -59,6 +59,7 @@ pipewire_sink_id() {
 pipewire_record() {
     pw-record --target "$pipewire_sink" -P '{ stream.capture.sink = true }' --rate 48000 --channels 1 --format f32 "$1" &
     recorder_pid=$!
+    until pw-link -l 2>/dev/null | grep -q -- "-> pw-record:input"; do sleep 0.05; done
 }
 
 pipewire_stop() {
