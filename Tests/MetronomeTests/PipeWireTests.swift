@@ -20,13 +20,16 @@ import Testing
         let schedule = ClickSchedule(tempo: try Tempo(parsing: "120"), rate: .standard)
         let file = session.file("recording.wav")
         let recorder = try session.startRecording(to: file)
-        var arguments = ["--bpm", "120", "--duration", "20", "--no-pendulum", "--beat-sound", beat, "--bell-sound", bell]
+        var arguments = ["--bpm", "120", "--duration", "20", "--no-pendulum", "--verbose", "--beat-sound", beat, "--bell-sound", bell]
         if device != "default" { arguments += ["--device", device] }
         let played = try run(metronomeBinary(), arguments, environment: session.environment)
         let found = onsets(try session.finish(recorder, file: file))
         #expect(played.status == 0, "\(played.standardError)")
         #expect(played.standardError.isEmpty, "\(played.standardError)")  // no underrun, no warning
         #expect(found.count == 40)
+        // A sound server's default, as granted: four 1024-frame periods.
+        #expect(played.standardOutput.hasPrefix("device '\(device)': buffer 4096 frames (85.3 ms), periods of 1024 at 48000 Hz\n"),
+                "\(played.standardOutput.prefix(200))")
         guard let first = found.first else { return }
         for (click, onset) in found.enumerated() {
             #expect(onset.frame - first.frame == schedule.frame(ofClick: Int64(click)), "click \(click)")

@@ -29,6 +29,14 @@ import Testing
         #expect(lines.count == 1 && lines[0].hasPrefix("metronome: cannot open audio device '\(device)': "), "\(lines)")
     }
 
+    /// `--verbose` starts with what the device granted: a card's two 256-frame periods, or what --latency asked.
+    @Test(arguments: [([String](), "buffer 512 frames (10.7 ms), periods of 256"), (["--latency", "20"], "buffer 960 frames (20.0 ms), periods of 256")])
+    func verboseShowsTheLatencyGranted(latency: [String], granted: String) throws {
+        let result = try run(metronomeBinary(), ["--device", "null", "--duration", "0.1", "--verbose"] + latency)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.hasPrefix("device 'null': \(granted) at 48000 Hz\n"), "\(result.standardOutput)")
+    }
+
     @Test func theNullDevicePlays() throws {
         let result = try run(metronomeBinary(), ["--device", "null", "--duration", "1", "--no-pendulum", "--quiet"])
         #expect(result.status == 0, "\(result.standardError)")

@@ -86,8 +86,9 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
         // The buffer first: it is the latency; the period then divides it.
         var bufferTime = UInt32((Int64(max(wanted.buffer, wanted.period * 2)) * 1_000_000 + Int64(actualRate) / 2) / Int64(actualRate))
         try ALSAError.check(snd_pcm_hw_params_set_buffer_time_near(pcm, params, &bufferTime, nil), "snd_pcm_hw_params_set_buffer_time_near")
-        var periodTime = UInt32((Int64(wanted.period) * 1_000_000 + Int64(actualRate) / 2) / Int64(actualRate))
-        try ALSAError.check(snd_pcm_hw_params_set_period_time_near(pcm, params, &periodTime, nil), "snd_pcm_hw_params_set_period_time_near")
+        // The period in frames: a time rounds through microseconds (256 frames would come back 255).
+        var periodRequest = snd_pcm_uframes_t(wanted.period)
+        try ALSAError.check(snd_pcm_hw_params_set_period_size_near(pcm, params, &periodRequest, nil), "snd_pcm_hw_params_set_period_size_near")
         try ALSAError.check(snd_pcm_hw_params(pcm, params), "snd_pcm_hw_params")
         // What the device granted, read back: the buffer and period it will really use.
         var periodSize = snd_pcm_uframes_t(0), bufferSize = snd_pcm_uframes_t(0)

@@ -57,6 +57,7 @@ public enum Session {
             sounds = try loadSounds(settings, rate: sink.rate)
         }
         let (track, feeder, _) = makeTrack(settings, sounds: sounds, rate: sink.rate)
+        if settings.verbosity == .verbose { TerminalScreen.emit(grantedLatency(sink) + "\n") }
         let clickLog = ClickLog()
         track.clickLog = clickLog
         let passageLog = LockFreeQueue<Passage>(capacity: 256)
@@ -115,6 +116,13 @@ public enum Session {
     static func loadSounds(_ settings: Settings, rate: SampleRate) throws(MetronomeError) -> ClickSounds {
         try SoundLibrary.load(beat: settings.beatSound, bell: settings.bellSound, subdivision: settings.subdivisionSound,
                               polyrhythm: settings.polyrhythmSound, rhythm: settings.rhythm, rate: rate)
+    }
+
+    /// What the device granted, for `--verbose`: `device 'default': buffer 4096 frames (85.3 ms), periods of 1024 at 48000 Hz`.
+    static func grantedLatency(_ sink: any AudioSink) -> String {
+        let rate = sink.rate.framesPerSecond
+        let tenths = (Int64(sink.bufferFrames) * 10_000 + rate / 2) / rate
+        return "device '\(sink.name)': buffer \(sink.bufferFrames) frames (\(tenths / 10).\(tenths % 10) ms), periods of \(sink.periodFrames) at \(rate) Hz"
     }
 
     /// The ALSA device, or silence when the default device is missing.
