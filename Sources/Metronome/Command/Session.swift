@@ -57,7 +57,8 @@ public enum Session {
             sounds = try loadSounds(settings, rate: sink.rate)
         }
         let (track, feeder, _) = makeTrack(settings, sounds: sounds, rate: sink.rate)
-        if settings.verbosity == .verbose { TerminalScreen.emit(grantedLatency(sink) + "\n") }
+        // What the device granted; without a device (playing on silently) nothing was.
+        if settings.verbosity == .verbose, sink is PCMDevice { TerminalScreen.emit(grantedLatency(sink) + "\n") }
         let clickLog = ClickLog()
         track.clickLog = clickLog
         let passageLog = LockFreeQueue<Passage>(capacity: 256)
