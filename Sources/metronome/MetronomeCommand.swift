@@ -102,10 +102,13 @@ struct MetronomeCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Bell sound for the first beat of each bar (e.g. --bell-sound bell.ogg).", valueName: "file"))
     var bellSound: String?
 
-    @Option(name: .long, help: ArgumentHelp("ALSA device to play on (e.g. --device hw:0). Default: default.", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("ALSA device to play on: default, pipewire, pulse, hw:0, plughw:1,0, null (--list-devices shows them). Default: default.", valueName: "name"))
     var device: String?
 
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Output latency in ms, the ALSA buffer (e.g. --latency 20). Default: two 256-frame periods.", valueName: "ms"))
+    @Flag(name: .long, help: "Print the playback devices ALSA knows, one a line with its description, and exit.")
+    var listDevices = false
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Output latency in ms, the ALSA buffer (e.g. --latency 20). Default: what the device holds: 1024-frame periods, four of them, on a sound server (pipewire, pulse, jack); two 256-frame periods on a card.", valueName: "ms"))
     var latency: String?
 
     @Option(name: .long, help: ArgumentHelp("Render to a file instead of playing: .wav, .flac, .ogg or .aiff; needs --bars or --duration (e.g. --output click.wav).", valueName: "file"))
@@ -171,6 +174,10 @@ struct MetronomeCommand: ParsableCommand {
     }
 
     func run() throws {
+        if listDevices {
+            for device in PlaybackDevice.all() { print(device.line) }
+            return
+        }
         let status = try Session.run(try settings())
         if status != 0 { throw ExitCode(status) }
     }

@@ -111,6 +111,9 @@ public final class LivePlayback: @unchecked Sendable {
         let periodNanoseconds = Int64(period) * 1_000_000_000 / rate
         var lastBlockedFrame = Int64.min / 2
         var stallWatch = StallWatch(rate: sink.rate, bufferFrames: sink.bufferFrames)
+        // Underruns in a row with no write taken between them: a device whose
+        // server is gone (ALSA's pipewire plugin) recovers, then underruns again at once.
+        var refusals = 0
 
         while true {
             if stopRequested.load(ordering: .acquiring), stopFrame == .max {
@@ -125,9 +128,15 @@ public final class LivePlayback: @unchecked Sendable {
             let before = clock.now()
             switch sink.write(block, frames: frames) {
             case .written:
-                break
+                refusals = 0
             case .underrun(let error):
-                underrunCount.add(1, ordering: .relaxed)
+                refusals += 1
+                if refusals > Self.refusalLimit {
+                    failureCode.store(ALSAError.stoppedTakingAudio.code, ordering: .releasing)
+                    return
+                }
+                // The same silence, underrunning again before any write was taken, is counted once.
+                if refusals == 1 { underrunCount.add(1, ordering: .relaxed) }
                 // The device fell silent when the frames queued at the last write ran out.
                 let dry = lastWrite.nanoseconds + lastDelay * 1_000_000_000 / rate
                 if let failure = sink.recover(from: error) {
@@ -188,6 +197,9 @@ public final class LivePlayback: @unchecked Sendable {
         }
         sink.drain()
     }
+
+    /// Underruns in a row, each right after a recovery, that mean the device is gone rather than late.
+    static let refusalLimit = 3
 
     /// Fades the block toward `stopFrame` and cuts it there; returns the frames to write.
     private func applyFade(from start: Int64, frames: Int) -> Int {

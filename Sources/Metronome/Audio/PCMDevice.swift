@@ -26,7 +26,9 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
 
     /// Opens `name` for playback at `rate` with periods of `periodFrames` and a
     /// buffer of `bufferFrames`; the device may round both (and the rate).
-    public init(name: String, rate requestedRate: SampleRate, periodFrames requestedPeriod: Int, bufferFrames requestedBuffer: Int) throws(ALSAError) {
+    /// Without sizes, the device's own default (`DeviceLatency`): what a sound
+    /// server's plugin can hold, or low latency on a card.
+    public init(name: String, rate requestedRate: SampleRate, periodFrames requestedPeriod: Int? = nil, bufferFrames requestedBuffer: Int? = nil) throws(ALSAError) {
         metronome_alsa_silence_errors()
         var handle: OpaquePointer?
         // Non-blocking open, so a busy device fails at once instead of waiting.
@@ -63,7 +65,7 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
         shorts.deallocate()
     }
 
-    private static func configureHardware(_ pcm: OpaquePointer, rate: SampleRate, period: Int, buffer: Int) throws(ALSAError)
+    private static func configureHardware(_ pcm: OpaquePointer, rate: SampleRate, period: Int?, buffer: Int?) throws(ALSAError)
         -> (rate: Int64, period: Int, buffer: Int, channels: Int, float: Bool) {
         var params: OpaquePointer?
         try ALSAError.check(snd_pcm_hw_params_malloc(&params), "snd_pcm_hw_params_malloc")
@@ -79,11 +81,19 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
         try ALSAError.check(snd_pcm_hw_params_set_channels_near(pcm, params, &channels), "snd_pcm_hw_params_set_channels_near")
         var actualRate = UInt32(rate.framesPerSecond)
         try ALSAError.check(snd_pcm_hw_params_set_rate_near(pcm, params, &actualRate, nil), "snd_pcm_hw_params_set_rate_near")
-        var periodSize = snd_pcm_uframes_t(period)
-        try ALSAError.check(snd_pcm_hw_params_set_period_size_near(pcm, params, &periodSize, nil), "snd_pcm_hw_params_set_period_size_near")
-        var bufferSize = snd_pcm_uframes_t(max(buffer, Int(periodSize) * 2))
-        try ALSAError.check(snd_pcm_hw_params_set_buffer_size_near(pcm, params, &bufferSize), "snd_pcm_hw_params_set_buffer_size_near")
+        let wanted = period.map { (period: $0, buffer: buffer ?? $0 * 2) }
+            ?? DeviceLatency(serving: snd_pcm_type(pcm) == SND_PCM_TYPE_IOPLUG).frames(at: Int64(actualRate))
+        // The buffer first: it is the latency; the period then divides it.
+        var bufferTime = UInt32((Int64(max(wanted.buffer, wanted.period * 2)) * 1_000_000 + Int64(actualRate) / 2) / Int64(actualRate))
+        try ALSAError.check(snd_pcm_hw_params_set_buffer_time_near(pcm, params, &bufferTime, nil), "snd_pcm_hw_params_set_buffer_time_near")
+        // The period in frames: a time rounds through microseconds (256 frames would come back 255).
+        var periodRequest = snd_pcm_uframes_t(wanted.period)
+        try ALSAError.check(snd_pcm_hw_params_set_period_size_near(pcm, params, &periodRequest, nil), "snd_pcm_hw_params_set_period_size_near")
         try ALSAError.check(snd_pcm_hw_params(pcm, params), "snd_pcm_hw_params")
+        // What the device granted, read back: the buffer and period it will really use.
+        var periodSize = snd_pcm_uframes_t(0), bufferSize = snd_pcm_uframes_t(0)
+        try ALSAError.check(snd_pcm_hw_params_get_period_size(params, &periodSize, nil), "snd_pcm_hw_params_get_period_size")
+        try ALSAError.check(snd_pcm_hw_params_get_buffer_size(params, &bufferSize), "snd_pcm_hw_params_get_buffer_size")
         return (Int64(actualRate), Int(periodSize), Int(bufferSize), Int(channels), float)
     }
 

@@ -65,6 +65,8 @@ public enum Session {
             sounds = try loadSounds(settings, rate: sink.rate)
         }
         let (track, feeder, _) = makeTrack(settings, sounds: sounds, rate: sink.rate)
+        // What the device granted; without a device (playing on silently) nothing was.
+        if settings.verbosity == .verbose, sink is PCMDevice { TerminalScreen.emit(grantedLatency(sink) + "\n") }
         let clickLog = ClickLog()
         track.clickLog = clickLog
         let passageLog = LockFreeQueue<Passage>(capacity: 256)
@@ -76,11 +78,12 @@ public enum Session {
         let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace,
                               clickLog: clickLog, passageLog: passageLog, controller: controller, feeder: feeder).run()
 
-        if playback.underruns > 0 {
-            StandardError.report("\(playback.underruns) underrun\(playback.underruns == 1 ? "" : "s") on '\(sink.name)': the sound dropped out; a larger --latency may help")
-        }
+        // A device that failed is the one line: the underruns before it were its going.
         if let failure = playback.failure {
             throw MetronomeError(.ioError, "audio device '\(sink.name)' failed: \(failure.message)")
+        }
+        if playback.underruns > 0 {
+            StandardError.report("\(playback.underruns) underrun\(playback.underruns == 1 ? "" : "s") on '\(sink.name)': the sound dropped out; a larger --latency may help")
         }
         if status == 0, let error = trace?.error { throw error }
         return status
@@ -125,12 +128,20 @@ public enum Session {
                               polyrhythm: settings.polyrhythmSound, rhythm: settings.rhythm, rate: rate)
     }
 
+    /// What the device granted, for `--verbose`: `device 'default': buffer 4096 frames (85.3 ms), periods of 1024 at 48000 Hz`.
+    static func grantedLatency(_ sink: any AudioSink) -> String {
+        let rate = sink.rate.framesPerSecond
+        let tenths = (Int64(sink.bufferFrames) * 10_000 + rate / 2) / rate
+        return "device '\(sink.name)': buffer \(sink.bufferFrames) frames (\(tenths / 10).\(tenths % 10) ms), periods of \(sink.periodFrames) at \(rate) Hz"
+    }
+
     /// The ALSA device, or silence when the default device is missing.
     static func openSink(_ settings: Settings) throws(MetronomeError) -> any AudioSink {
         let name = settings.device ?? "default"
-        let sizes = settings.latency?.frames(at: settings.rate) ?? Latency.standardFrames()
+        // Without --latency the device chooses: a sound server needs more than a card.
+        let sizes = settings.latency?.frames(at: settings.rate)
         do {
-            return try PCMDevice(name: name, rate: settings.rate, periodFrames: sizes.period, bufferFrames: sizes.buffer)
+            return try PCMDevice(name: name, rate: settings.rate, periodFrames: sizes?.period, bufferFrames: sizes?.buffer)
         } catch {
             if settings.device != nil {
                 throw MetronomeError(.unavailable, "cannot open audio device '\(name)': \(error.message)")
