@@ -168,6 +168,12 @@ final class LiveLoop {
         return heard - settings.visualOffsetMicroseconds * playback.sink.rate.framesPerSecond / 1_000_000
     }
 
+    /// The latency the device granted, for the status line; nil when playing without a device.
+    private var latencyTenths: Int64? {
+        guard playback.sink is PCMDevice else { return nil }
+        return Session.latencyTenths(playback.sink)
+    }
+
     private func drawFrame(at now: MonotonicInstant) {
         let shown = shownFrame(at: now)
         let angle = motion.angle(atFrame: Double(shown))
@@ -181,7 +187,8 @@ final class LiveLoop {
                                     beatInBar: position.map { Int($0.beat) + 1 } ?? 0,
                                     elapsedSeconds: max(0, shown) / passage.grid.rate.framesPerSecond,
                                     underruns: playback.underruns,
-                                    bell: passage.bell, paused: controller.paused, muted: controller.muted, countIn: countIn)
+                                    bell: passage.bell, paused: controller.paused, muted: controller.muted, countIn: countIn,
+                                    latencyTenths: latencyTenths)
         if grid.width != size.width || grid.height != size.height {
             grid = TextGrid(width: size.width, height: size.height)
             lastStatus = nil

@@ -131,8 +131,14 @@ public enum Session {
     /// What the device granted, for `--verbose`: `device 'default': buffer 4096 frames (85.3 ms), periods of 1024 at 48000 Hz`.
     static func grantedLatency(_ sink: any AudioSink) -> String {
         let rate = sink.rate.framesPerSecond
-        let tenths = (Int64(sink.bufferFrames) * 10_000 + rate / 2) / rate
+        let tenths = latencyTenths(sink)
         return "device '\(sink.name)': buffer \(sink.bufferFrames) frames (\(tenths / 10).\(tenths % 10) ms), periods of \(sink.periodFrames) at \(rate) Hz"
+    }
+
+    /// The sink's buffer in tenths of a millisecond, rounded.
+    static func latencyTenths(_ sink: any AudioSink) -> Int64 {
+        let rate = sink.rate.framesPerSecond
+        return (Int64(sink.bufferFrames) * 10_000 + rate / 2) / rate
     }
 
     /// The ALSA device, or silence when the default device is missing.

@@ -15,9 +15,11 @@ public struct PendulumStatus: Sendable, Equatable {
     public var muted: Bool
     /// Whether `bar` is a bar of the count-in (counted from 1 within it).
     public var countIn: Bool
+    /// The output latency the device granted, in tenths of a millisecond; nil without a device.
+    public var latencyTenths: Int64?
 
     public init(tempo: Tempo, meter: Meter, bar: Int64?, beatInBar: Int, elapsedSeconds: Int64, underruns: Int,
-                bell: Bool = true, paused: Bool = false, muted: Bool = false, countIn: Bool = false) {
+                bell: Bool = true, paused: Bool = false, muted: Bool = false, countIn: Bool = false, latencyTenths: Int64? = nil) {
         self.tempo = tempo
         self.meter = meter
         self.bar = bar
@@ -28,6 +30,7 @@ public struct PendulumStatus: Sendable, Equatable {
         self.paused = paused
         self.muted = muted
         self.countIn = countIn
+        self.latencyTenths = latencyTenths
     }
 
     /// Whether the beat being heard is the one and rings the bell: the weight and the indicator mark it.
@@ -35,7 +38,7 @@ public struct PendulumStatus: Sendable, Equatable {
 
     static func twoDigits(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
-    /// `137 bpm  4/4  12:3  [1] 2  3  4   01:23  ? keys  q quit`, as much as fits.
+    /// `137 bpm  4/4  12:3  [1] 2  3  4   01:23  latency 85.3 ms  ? keys  q quit`, as much as fits.
     public func text(width: Int) -> String {
         var beats = ""
         if meter.beatsPerBar <= 12 {
@@ -50,11 +53,13 @@ public struct PendulumStatus: Sendable, Equatable {
         if paused { state.append("PAUSED") }
         if muted { state.append("muted") }
         if underruns > 0 { state.append("underruns \(underruns)") }
-        // Where the width is short the beat boxes go first, then the help key; the quit key stays.
-        let lines = [place + (beats.isEmpty ? [] : [beats]) + state + ["? keys", "q quit"],
+        let latency = latencyTenths.map { ["latency \($0 / 10).\($0 % 10) ms"] } ?? []
+        // Where the width is short the latency goes first, then the beat boxes, then the help key; the quit key stays.
+        let lines = [place + (beats.isEmpty ? [] : [beats]) + state + latency + ["? keys", "q quit"],
+                     place + (beats.isEmpty ? [] : [beats]) + state + ["? keys", "q quit"],
                      place + state + ["? keys", "q quit"],
                      place + state + ["q quit"]].map { $0.joined(separator: "  ") }
-        let line = lines.first { $0.utf8.count <= width } ?? lines[2]
+        let line = lines.first { $0.utf8.count <= width } ?? lines[lines.count - 1]
         return String(line.utf8.prefix(width)) ?? ""
     }
 }
