@@ -92,13 +92,6 @@ extension ExactDecimal {
         return value
     }
 }
-
-extension String {
-    var trimmingSpaces: String {
-        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
-    }
-}
-
 private extension Character {
     var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }
