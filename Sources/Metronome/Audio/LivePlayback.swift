@@ -113,8 +113,9 @@ public final class LivePlayback: @unchecked Sendable {
         var stallWatch = StallWatch(rate: sink.rate, bufferFrames: sink.bufferFrames)
 
         while true {
-            if stopRequested.load(ordering: .acquiring), stopFrame == .max {
-                stopFrame = track.position + fadeFrames
+            // A stop fades out at once, also before the end of a `--duration` track.
+            if stopRequested.load(ordering: .acquiring) {
+                stopFrame = min(stopFrame, track.position + fadeFrames)
             }
             while let command = commands.pop() { track.apply(command) }
             let blockStart = track.position
