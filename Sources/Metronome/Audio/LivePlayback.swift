@@ -108,7 +108,7 @@ public final class LivePlayback: @unchecked Sendable {
         var lastWrite = clock.now()
         var lastDelay: Int64 = 0
         // A write that takes a quarter of a period or more has blocked on the device.
-        let periodNanoseconds = Int64(period) * 1_000_000_000 / rate
+        let periodNanoseconds = FrameTime.nanoseconds(inFrames: Int64(period), at: rate)
         var lastBlockedFrame = Int64.min / 2
         var stallWatch = StallWatch(rate: sink.rate, bufferFrames: sink.bufferFrames)
         // Underruns in a row with no write taken between them: a device whose
@@ -116,8 +116,9 @@ public final class LivePlayback: @unchecked Sendable {
         var refusals = 0
 
         while true {
-            if stopRequested.load(ordering: .acquiring), stopFrame == .max {
-                stopFrame = track.position + fadeFrames
+            // A stop fades out at once, also before the end of a `--duration` track.
+            if stopRequested.load(ordering: .acquiring) {
+                stopFrame = min(stopFrame, track.position + fadeFrames)
             }
             while let command = commands.pop() { track.apply(command) }
             let blockStart = track.position
@@ -138,13 +139,13 @@ public final class LivePlayback: @unchecked Sendable {
                 // The same silence, underrunning again before any write was taken, is counted once.
                 if refusals == 1 { underrunCount.add(1, ordering: .relaxed) }
                 // The device fell silent when the frames queued at the last write ran out.
-                let dry = lastWrite.nanoseconds + lastDelay * 1_000_000_000 / rate
+                let dry = lastWrite.nanoseconds + FrameTime.nanoseconds(inFrames: lastDelay, at: rate)
                 if let failure = sink.recover(from: error) {
                     failureCode.store(failure.code, ordering: .releasing)
                     return
                 }
                 let now = clock.now()
-                let gap = max(0, (now.nanoseconds - dry) * rate / 1_000_000_000)
+                let gap = max(0, FrameTime.frames(inNanoseconds: now.nanoseconds - dry, at: rate))
                 // This block was never played: resume where real time is now.
                 track.skip(to: blockStart + gap)
                 stallWatch.restart(after: track.position)
@@ -188,9 +189,9 @@ public final class LivePlayback: @unchecked Sendable {
                 lastBlockedFrame = written
             }
             if anchor == nil || written - lastBlockedFrame < rate {
-                anchor = MonotonicInstant(nanoseconds: stamp.nanoseconds - heard * 1_000_000_000 / rate)
+                anchor = MonotonicInstant(nanoseconds: stamp.nanoseconds - FrameTime.nanoseconds(inFrames: heard, at: rate))
             } else if let anchor {
-                let due = anchor.nanoseconds + heard * 1_000_000_000 / rate
+                let due = anchor.nanoseconds + FrameTime.nanoseconds(inFrames: heard, at: rate)
                 if due > after.nanoseconds { clock.sleep(until: MonotonicInstant(nanoseconds: due)) }
             }
             if blockStart + Int64(frames) >= stopFrame { break }

@@ -118,7 +118,6 @@ public struct StallWatch: Sendable {
 
     /// Frames in a span of nanoseconds, without overflow for any run length.
     private func frames(inNanoseconds span: Int64) -> Int64 {
-        let seconds = span / 1_000_000_000, rest = span % 1_000_000_000
-        return seconds * rate + rest * rate / 1_000_000_000
+        FrameTime.frames(inNanoseconds: span, at: rate)
     }
 }
