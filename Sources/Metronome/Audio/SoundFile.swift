@@ -3,6 +3,8 @@ import CSndFile
 /// An open sound file; owns its libsndfile handle and closes it once.
 public final class SoundFile {
     private var handle: OpaquePointer?
+    /// The bytes a file opened from memory reads, kept as long as the handle.
+    private var source: SoundBytes?
     public let frames: Int64
     public let channels: Int
     public let rate: Int64
@@ -26,6 +28,18 @@ public final class SoundFile {
             throw SoundFileError(handle: nil)
         }
         return SoundFile(handle: handle, info: info)
+    }
+
+    /// Opens a file held in memory for reading. Stands for `sf_open_virtual(…, SFM_READ, …)`.
+    static func open(reading bytes: SoundBytes) throws(SoundFileError) -> SoundFile {
+        var info = SF_INFO()
+        var callbacks = SoundBytes.callbacks
+        guard let handle = sf_open_virtual(&callbacks, Int32(SFM_READ), &info, Unmanaged.passUnretained(bytes).toOpaque()) else {
+            throw SoundFileError(handle: nil)
+        }
+        let file = SoundFile(handle: handle, info: info)
+        file.source = bytes
+        return file
     }
 
     /// Creates (or truncates) a file for writing. Stands for `sf_open(path, SFM_WRITE, …)`.
