@@ -54,6 +54,21 @@ import Testing
         #expect(ended == pid && status & 0x7F == signal)  // died of the signal: the shell shows 128+N
     }
 
+    /// In a terminal, q and Esc end a `--duration 1000` run at once (exit 0), the terminal restored.
+    @Test(.enabled(if: TerminalTests.tmuxInstalled), arguments: ["q", "Escape"])
+    func aKeyEndsARunOfADuration(key: String) throws {
+        let pane = try TmuxPane(command: "ALSA_CONFIG_PATH=/nonexistent \(metronomeBinary()) --bpm 100 --duration 1000 2>/dev/null")
+        try pane.waitUntil("the picture") {
+            let screen = try pane.capture()
+            return screen.contains("100 bpm") && screen.contains("q quit")
+        }
+        try pane.send(key)
+        let outcome = try pane.outcome(seconds: 5)
+        #expect(outcome.status == 0)
+        let flags = outcome.stty.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == ";" })
+        #expect(flags.contains("icanon") && flags.contains("echo"))
+    }
+
     /// posix_spawn with stdio on /dev/null, nothing blocked and default actions, as a shell starts a program.
     private func spawn(_ arguments: [String]) -> pid_t? {
         var actions = posix_spawn_file_actions_t()

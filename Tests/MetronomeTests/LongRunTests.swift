@@ -70,17 +70,19 @@ import Testing
     }
 
     /// End to end with time sped up 10,000 times (libfaketime, which fakes
-    /// CLOCK_MONOTONIC too): 56 hours at 48 kHz pass the 53-hour point where
-    /// frames × 10⁹ outgrew 64 bits, in about 20 s. ALSA's null device takes
+    /// CLOCK_MONOTONIC too): 60 hours at 48 kHz pass the 53-hour point where
+    /// frames × 10⁹ outgrew 64 bits, in about 22 s. ALSA's null device takes
     /// frames at once and the engine paces itself by the (fast) monotonic
     /// clock; it cannot render 10,000 times real time, so it skips ahead as
     /// after underruns (reported on stderr) and plays on to the end.
-    @Test func fiftySixHoursWithTimeSpedUpEndNormally() throws {
+    @Test func sixtyHoursWithTimeSpedUpEndNormally() throws {
         let faketime = "/usr/bin/faketime"
         try #require(FileManager.default.isExecutableFile(atPath: faketime), "faketime is missing: scripts/setup --test installs it")
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: faketime)
-        process.arguments = ["-f", "+0 x10000", metronomeBinary(), "--bpm", "120", "--device", "null", "--duration", "56h"]
+        // At the lowest priority: it keeps a core busy for the whole run, and the
+        // timing tests running beside it come first (it skips ahead all the same).
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
+        process.arguments = ["-n", "19", faketime, "-f", "+0 x10000", metronomeBinary(), "--bpm", "120", "--device", "null", "--duration", "60h"]
         var environment = ProcessInfo.processInfo.environment
         environment["FAKETIME_DONT_FAKE_MONOTONIC"] = nil
         process.environment = environment
@@ -107,6 +109,6 @@ import Testing
         // The last bar heard was past 53 hours: "bar N  120 bpm 4/4  T.Ts".
         let last = String(decoding: outData, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
         let seconds = last.split(separator: " ").last.flatMap { Double($0.dropLast()) } ?? 0
-        #expect(seconds > 53 * 3600 && seconds <= 56 * 3600, "last line: \(last)")
+        #expect(seconds > 53 * 3600 && seconds <= 60 * 3600, "last line: \(last)")
     }
 }

@@ -137,17 +137,25 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
                 continue
             }
             let error = ALSAError(code: Int32(result), call: "snd_pcm_writei")
-            if error.code == -EAGAIN {
+            switch PCMErrorAction(code: error.code) {
+            case .retry:
+                continue
+            case .waitForRoom:
                 // Full: wait for a period of room, but not for ever.
                 let ready = snd_pcm_wait(pcm, stallLimitMilliseconds)
                 if ready == 0 { return .failed(.stoppedTakingAudio) }
-                if ready < 0 {
-                    let waitError = ALSAError(code: ready, call: "snd_pcm_wait")
-                    return waitError.isRecoverable ? .underrun(waitError) : .failed(waitError)
+                guard ready < 0 else { continue }
+                let waitError = ALSAError(code: ready, call: "snd_pcm_wait")
+                switch PCMErrorAction(code: ready) {
+                case .retry, .waitForRoom: continue
+                case .underrun: return .underrun(waitError)
+                case .fail: return .failed(waitError)
                 }
-                continue
+            case .underrun:
+                return .underrun(error)
+            case .fail:
+                return .failed(error)
             }
-            return error.isRecoverable ? .underrun(error) : .failed(error)
         }
         return .written
     }
