@@ -65,10 +65,15 @@ public final class ClickTrack: @unchecked Sendable {
     /// A track that follows `plan`, whose passages `feeder` hands over ahead of time.
     public convenience init(plan: TempoPlan, feeder: PlanFeeder, sounds: ClickSounds, volume: Float = 1,
                             length: TrackLength = .endless) {
-        self.init(schedule: plan.firstSchedule, beat: sounds.beat, bell: sounds.bell, volume: volume * plan.loudest,
+        self.init(schedule: plan.firstSchedule, beat: sounds.beat, bell: sounds.bell, volume: volume * plan.level,
                   length: length, rhythm: plan.firstRhythm, subdivision: sounds.subdivision, polyrhythm: sounds.polyrhythm,
                   plan: feeder.queue, fastest: plan.fastestSchedule)
+        planLevel = plan.level
     }
+
+    /// The level a plan plays at (its loudest entry's volume, at most 1): the
+    /// keys' volume and gain scale from it, so entries keep their levels after a key.
+    public private(set) var planLevel: Float = 1
 
     /// The beat and bell, and for a rhythm that uses them the subdivision and second-voice sounds
     /// (the beat and the bell stand in for them when not given).

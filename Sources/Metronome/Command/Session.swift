@@ -73,8 +73,7 @@ public enum Session {
         track.passageLog = passageLog
         let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
         let playback = LivePlayback(track: track, sink: sink)
-        let controller = PracticeController(tempo: track.schedule.tempo, volume: settings.volume, rate: sink.rate,
-                                            headroom: sounds.headroom(rhythm: settings.rhythm, meter: settings.meter))
+        let controller = practiceController(settings, track: track, sounds: sounds, rate: sink.rate)
         let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace,
                               clickLog: clickLog, passageLog: passageLog, controller: controller, feeder: feeder).run()
 
@@ -87,6 +86,13 @@ public enum Session {
         }
         if status == 0, let error = trace?.error { throw error }
         return status
+    }
+
+    /// The keys' controller: its volume is the track's (a tempo map's level
+    /// included) and its gains keep overlapping clicks below full scale.
+    static func practiceController(_ settings: Settings, track: ClickTrack, sounds: ClickSounds, rate: SampleRate) -> PracticeController {
+        PracticeController(tempo: track.schedule.tempo, volume: settings.volume * track.planLevel, rate: rate,
+                           headroom: sounds.headroom(rhythm: settings.rhythm, meter: settings.meter))
     }
 
     /// The track `settings` ask for at `rate`; for a tempo map or the speed

@@ -41,6 +41,7 @@ public struct TempoPlan: Sendable {
         self.source = source
         self.rate = rate
         self.rhythm = rhythm
+        loudest = Self.loudest(of: source)
         switch source {
         case .trainer(let start, _, _, _, _):
             trainerTempo = start
@@ -107,10 +108,19 @@ public struct TempoPlan: Sendable {
         }
     }
 
-    /// The loudest entry's volume: levels are taken relative to it.
-    public var loudest: Float {
+    /// The loudest entry's volume: levels are taken relative to it. Found
+    /// once, when the plan is made (every passage divides by it).
+    public let loudest: Float
+
+    /// The level the plan plays at, for the whole track: its loudest entry's
+    /// volume, at most 1 (a map whose entries go up to 2 plays its loudest at
+    /// `--volume` and the others relative to it, never above full scale).
+    public var level: Float { min(loudest, 1) }
+
+    /// The loudest volume of the entries from `first` on, in one pass.
+    static func loudest(of source: Source) -> Float {
         guard case .map(let map, let first, _) = source else { return 1 }
-        return map.entries[first...].map(\.volume).max() ?? 1
+        return map.entries[first...].reduce(0) { max($0, $1.volume) }
     }
 
     /// The beats in the first `bars` bars of the plan; every beat of a plan
