@@ -59,6 +59,11 @@ public final class LivePlayback: @unchecked Sendable {
         return code == ALSAError.stoppedTakingAudio.code ? .stoppedTakingAudio : ALSAError(code: code, call: "snd_pcm_writei")
     }
 
+    /// Whether `start()` asks for real-time priority and locked memory: the live command does; a test need not.
+    public var asksForRealTime = false
+    /// What `start()` was granted; nil before, or when not asked.
+    public private(set) var scheduling: RealTimeScheduling?
+
     /// Starts the audio thread.
     public func start() {
         let context = Unmanaged.passRetained(self).toOpaque()
@@ -71,6 +76,7 @@ public final class LivePlayback: @unchecked Sendable {
         if result == 0 {
             thread = handle
             Self.name(handle, "metronome-audio")
+            if asksForRealTime { scheduling = RealTimeScheduling.request(for: handle) }
         } else {
             Unmanaged<LivePlayback>.fromOpaque(context).release()
             finishedFlag.store(true, ordering: .releasing)

@@ -62,6 +62,9 @@ final class LiveLoop {
         var nextFrame = clock.now().nanoseconds
         var status: Int32 = 0
         playback.start()
+        if settings.verbosity == .verbose, screen == nil, let scheduling = playback.scheduling {
+            StandardError.report(scheduling.description)
+        }
         while !playback.isFinished {
             let now = clock.now()
             // A frame when one is due; a key or a signal in between wakes the loop without moving the frames.

@@ -73,6 +73,7 @@ public enum Session {
         track.passageLog = passageLog
         let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
         let playback = LivePlayback(track: track, sink: sink)
+        playback.asksForRealTime = true
         let controller = practiceController(settings, track: track, sounds: sounds, rate: sink.rate)
         let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace,
                               clickLog: clickLog, passageLog: passageLog, controller: controller, feeder: feeder).run()
