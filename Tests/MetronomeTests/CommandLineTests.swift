@@ -45,6 +45,22 @@ func run(_ executable: String, _ arguments: [String], environment: [String: Stri
                      standardError: String(decoding: errData, as: UTF8.self))
 }
 
+/// Starts a program (a server, a recorder) with `environment` added to ours,
+/// its output and errors to the file `log`, its input from /dev/null.
+func launchLogged(_ executable: String, _ arguments: [String], environment: [String: String], log: String) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    _ = FileManager.default.createFile(atPath: log, contents: nil)
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+    process.standardOutput = handle
+    process.standardError = handle
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    return process
+}
+
 /// posix_spawn with stdio on /dev/null, then waitpid for that process alone.
 /// (Foundation's `Process` waits on descriptors a daemonising child hands on.)
 /// Output goes to /dev/null. With `usage`, the child's own CPU time is

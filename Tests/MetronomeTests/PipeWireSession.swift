@@ -96,7 +96,7 @@ final class PipeWireSession {
 
     /// Starts a program in the session's environment, its output to `log` in the session's directory.
     func start(_ executable: String, _ arguments: [String], log: String) throws -> Process {
-        let process = try Self.launch(executable, arguments, environment: environment, log: file(log))
+        let process = try launchLogged(executable, arguments, environment: environment, log: file(log))
         processes.append(process)
         return process
     }
@@ -139,20 +139,6 @@ final class PipeWireSession {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         return status
-    }
-
-    private static func launch(_ executable: String, _ arguments: [String], environment: [String: String], log: String) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return process
     }
 
     deinit {

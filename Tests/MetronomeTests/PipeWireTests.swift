@@ -135,22 +135,7 @@ import Testing
     func aLostServerIsOneLineAndExit74(device: String) throws {
         try #require(PipeWireSession.isInstalled && TerminalTests.tmuxInstalled, "PipeWire and tmux are needed")
         let session = try PipeWireSession()
-        let trace = session.file("trace.jsonl"), errors = session.file("stderr")
-        let environment = session.environment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
-        let pane = try TmuxPane(command: "env \(environment) \(metronomeBinary()) --device \(device) --bpm 137 --trace \(trace) 2>\(errors)")
-        try pane.waitUntil("clicks through PipeWire") {
-            try (try? String(contentsOfFile: trace, encoding: .utf8))?.contains("\"click\"") == true && pane.capture().contains("q quit")
-        }
-        let stopped = Date()
-        session.killServer()
-        let outcome = try pane.outcome(seconds: 10)
-        let took = Date().timeIntervalSince(stopped)
-        #expect(outcome.status == 74)
-        #expect(took < 5, "took \(took) s to notice")
-        let lines = try String(contentsOfFile: errors, encoding: .utf8).split(separator: "\n")
-        #expect(lines.count == 1, "\(lines)")
-        #expect(lines.first?.hasPrefix("metronome: audio device '\(device)' failed: ") == true, "\(lines)")
-        let flags = outcome.stty.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == ";" })
-        #expect(flags.contains("icanon") && flags.contains("echo"))
+        try expectALostServerEndsInOneLine(device: device, environment: session.environment,
+                                           directory: session.home, stopServer: session.killServer)
     }
 }
