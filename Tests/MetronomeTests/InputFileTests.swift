@@ -177,3 +177,42 @@ import Testing
         #expect(result.standardError == "metronome: sound file '\(path)' is longer than 60 s: a click should be short\n")
     }
 }
+
+/// A long conversion (a minute of sound from 44.1 to 192 kHz takes seconds)
+/// gives way to SIGTERM, though the run has its signals blocked.
+@Suite struct SoundConversionSignalTests {
+    /// CPU seconds `pid` has used, from /proc/PID/stat (utime + stime).
+    func cpuSeconds(_ pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    @Test func aLongConversionEndsAtSIGTERM() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("long.wav")
+        let minute = Sound(samples: (0..<(44_100 * 59)).map { Float(($0 * 7919) % 2000) / 20_000 }, rate: SampleRate(unchecked: 44_100))
+        try minute.write(to: path, format: OutputFormat(path: path, sampleFormat: .pcm16))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: metronomeBinary())
+        process.arguments = ["--bpm", "120", "--bars", "1", "--rate", "192000", "--beat-sound", path, "--output", directory.file("out.wav")]
+        process.environment = ["ALSA_CONFIG_PATH": "/nonexistent"]
+        process.standardInput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        // Converting: it has spent a good part of a second of CPU (reading the file takes far less).
+        let busy = Date().addingTimeInterval(20)
+        while process.isRunning, cpuSeconds(process.processIdentifier) < 0.5, Date() < busy { usleep(10_000) }
+        try #require(process.isRunning, "the conversion ended before the signal could be sent")
+        kill(process.processIdentifier, SIGTERM)
+        let ended = Date().addingTimeInterval(3)
+        while process.isRunning, Date() < ended { usleep(10_000) }
+        #expect(!process.isRunning, "SIGTERM ends the conversion within 3 s")
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
+        #expect(directory.contents() == ["long.wav"])
+    }
+}

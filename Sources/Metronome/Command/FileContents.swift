@@ -71,7 +71,7 @@ enum FileContents {
                 var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 let polled = poll(&ready, 1, 100)
                 if polled == 0 || (polled < 0 && errno == EINTR) {
-                    endIfAStopSignalIsPending()
+                    TerminationSignals.endIfAStopIsPending()
                     idleMilliseconds += polled == 0 ? 100 : 0
                     guard idleMilliseconds < idleLimit * 1000 else {
                         throw ReadError(message: "nothing arrived for \(idleLimit) s")
@@ -88,16 +88,6 @@ enum FileContents {
             idleMilliseconds = 0
             bytes.append(contentsOf: chunk[0..<count])
             guard bytes.count <= limit else { throw ReadError(message: "larger than \(limit >> 20) MB") }
-        }
-    }
-
-    /// Signals are blocked while the metronome runs (they are taken as events):
-    /// one that asks to stop ends the program here, as it would have unblocked.
-    private static func endIfAStopSignalIsPending() {
-        var pending = sigset_t()
-        guard sigpending(&pending) == 0 else { return }
-        for signal in TerminationSignals.stopping where sigismember(&pending, signal) == 1 {
-            TerminationSignals.end(by: signal)
         }
     }
 }

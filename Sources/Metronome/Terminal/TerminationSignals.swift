@@ -60,6 +60,18 @@ public final class TerminationSignals {
         signal(SIGTSTP, previous)
     }
 
+    /// Signals are blocked while the metronome runs (they are taken as events):
+    /// one that asks to stop ends the program here, as it would had it not been
+    /// blocked. For long work before anything needs cleaning up (reading an
+    /// input, converting a sound).
+    public static func endIfAStopIsPending() {
+        var pending = sigset_t()
+        guard sigpending(&pending) == 0 else { return }
+        for signal in stopping where sigismember(&pending, signal) == 1 {
+            end(by: signal)
+        }
+    }
+
     /// The exit status a run stopped by `signal` ends with: 128 + its number.
     public static func exitStatus(for signal: Int32) -> Int32 { 128 + signal }
 
