@@ -1,3 +1,4 @@
+import CAllocationCounter
 import Foundation
 @testable import Metronome
 import Testing
@@ -159,7 +160,8 @@ import Testing
         let status = spawnAndWait(metronomeBinary(), ["--bpm", "120", "--bars", "1", "--beat-sound", path, "--output", directory.file("out.wav")],
                                   environment: silent, usage: &usage)
         #expect(status == 0)
-        #expect(usage.ru_maxrss < 200_000, "peak memory \(usage.ru_maxrss) kB: sized from the data, not the header")
+        // A sanitizer's shadow memory outweighs the sound: the bound holds for the plain build.
+        if metronome_counting_available() != 0 { #expect(usage.ru_maxrss < 200_000, "peak memory \(usage.ru_maxrss) kB: sized from the data, not the header") }
     }
 
     @Test func aSoundLongerThanAMinuteIsRefusedBeforeItIsHeld() throws {
@@ -172,7 +174,7 @@ import Testing
         let status = spawnAndWait(metronomeBinary(), ["--bpm", "120", "--bars", "1", "--beat-sound", path, "--output", directory.file("out.wav")],
                                   environment: silent, usage: &usage)
         #expect(status == 66)
-        #expect(usage.ru_maxrss < 400_000, "peak memory \(usage.ru_maxrss) kB")
+        if metronome_counting_available() != 0 { #expect(usage.ru_maxrss < 400_000, "peak memory \(usage.ru_maxrss) kB") }
         let result = try run(metronomeBinary(), ["--bpm", "120", "--bars", "1", "--beat-sound", path, "--output", directory.file("out.wav")], environment: silent)
         #expect(result.standardError == "metronome: sound file '\(path)' is longer than 60 s: a click should be short\n")
     }
