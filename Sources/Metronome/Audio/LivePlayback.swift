@@ -61,6 +61,8 @@ public final class LivePlayback: @unchecked Sendable {
 
     /// Whether `start()` asks for real-time priority and locked memory: the live command does; a test need not.
     public var asksForRealTime = false
+    /// Whether the process's memory was locked before the device was opened (`RealTimeScheduling.lockMemory()`).
+    public var memoryLocked = false
     /// What `start()` was granted; nil before, or when not asked.
     public private(set) var scheduling: RealTimeScheduling?
 
@@ -76,7 +78,7 @@ public final class LivePlayback: @unchecked Sendable {
         if result == 0 {
             thread = handle
             Self.name(handle, "metronome-audio")
-            if asksForRealTime { scheduling = RealTimeScheduling.request(for: handle) }
+            if asksForRealTime { scheduling = RealTimeScheduling.request(for: handle, memoryLocked: memoryLocked) }
         } else {
             Unmanaged<LivePlayback>.fromOpaque(context).release()
             finishedFlag.store(true, ordering: .releasing)

@@ -15,13 +15,20 @@ public struct RealTimeScheduling: Sendable, Equatable {
     /// Whether the process's memory is locked.
     public let memoryLocked: Bool
 
-    /// Asks for real time for `thread` and locks the process's memory (pages
-    /// locked as they are first touched, `MCL_ONFAULT`, so thread stacks are not filled at once).
-    static func request(for thread: pthread_t) -> RealTimeScheduling {
+    /// Locks the memory the process has mapped so far (its code, libraries and
+    /// heap, the sounds and the track), pages locked as they are touched
+    /// (`MCL_ONFAULT`). Called before the device is opened, and without
+    /// `MCL_FUTURE`: locking a sound server client's mappings as well stalled it
+    /// (the picture through ALSA's jack plugin fell off its line by 11 ms).
+    public static func lockMemory() -> Bool {
+        let onFault: Int32 = 4  // MCL_ONFAULT, Linux 4.4; not in Glibc's Swift module
+        return mlockall(MCL_CURRENT | onFault) == 0
+    }
+
+    /// Asks for real time for `thread`; `locked` says whether `lockMemory()` succeeded.
+    static func request(for thread: pthread_t, memoryLocked locked: Bool) -> RealTimeScheduling {
         var parameters = sched_param(sched_priority: priority)
         let result = pthread_setschedparam(thread, SCHED_FIFO, &parameters)
-        let onFault: Int32 = 4  // MCL_ONFAULT, Linux 4.4; not in Glibc's Swift module
-        let locked = mlockall(MCL_CURRENT | MCL_FUTURE | onFault) == 0
         if result == 0 { return RealTimeScheduling(priority: priority, refusal: nil, memoryLocked: locked) }
         return RealTimeScheduling(priority: nil, refusal: String(cString: strerror(result)), memoryLocked: locked)
     }

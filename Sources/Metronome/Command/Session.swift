@@ -59,6 +59,7 @@ public enum Session {
     static func play(_ settings: Settings, signals: TerminationSignals) throws(MetronomeError) -> Int32 {
         // Check the sounds before touching the device.
         var sounds = try loadSounds(settings, rate: settings.rate)
+        let memoryLocked = RealTimeScheduling.lockMemory()
         let sink = try openSink(settings)
         if sink.rate != settings.rate {
             // Load again at the device's rate: one conversion from the file, not two.
@@ -74,6 +75,7 @@ public enum Session {
         let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
         let playback = LivePlayback(track: track, sink: sink)
         playback.asksForRealTime = true
+        playback.memoryLocked = memoryLocked
         let controller = practiceController(settings, track: track, sounds: sounds, rate: sink.rate)
         let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace,
                               clickLog: clickLog, passageLog: passageLog, controller: controller, feeder: feeder).run()
