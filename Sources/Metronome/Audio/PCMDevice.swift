@@ -23,6 +23,9 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
     private let shorts: UnsafeMutablePointer<Int16>
     /// How long a write may wait for room before the device counts as lost: 2 s, or four buffers if longer.
     public let stallLimitMilliseconds: Int32
+    /// Whether a sound server's plugin stands for the device (`SND_PCM_TYPE_IOPLUG`:
+    /// ALSA's jack, pipewire, pulse): the server keeps the time, its own thread does the real-time work.
+    public let servedBySoundServer: Bool
 
     /// Opens `name` for playback at `rate` with periods of `periodFrames` and a
     /// buffer of `bufferFrames`; the device may round both (and the rate).
@@ -50,6 +53,7 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
             channels = hardware.channels
             takesFloat = hardware.float
             stallLimitMilliseconds = Int32(max(2_000, 4 * Int64(hardware.buffer) * 1_000 / hardware.rate))
+            servedBySoundServer = snd_pcm_type(pcm) == SND_PCM_TYPE_IOPLUG
             floats = .allocate(capacity: hardware.period * hardware.channels)
             shorts = .allocate(capacity: hardware.period * hardware.channels)
         } catch {

@@ -74,7 +74,9 @@ public enum Session {
         track.passageLog = passageLog
         let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
         let playback = LivePlayback(track: track, sink: sink)
-        playback.asksForRealTime = true
+        // A card's writer wants real time; in front of a sound server's plugin the
+        // server keeps time, and a real-time client thread only starves a server that has none (JACK xruns).
+        playback.asksForRealTime = (sink as? PCMDevice).map { !$0.servedBySoundServer } ?? false
         playback.memoryLocked = memoryLocked
         let controller = practiceController(settings, track: track, sounds: sounds, rate: sink.rate)
         let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace,
