@@ -28,6 +28,10 @@ final class SimulatedDevice: AudioSink {
     /// in it): through a stall it takes nothing and reports nothing, and all
     /// it plays after is heard the stall later. No underrun.
     var stopsWithProcess = false
+    /// Frames a second by which the delay report grows wrong from each start,
+    /// as ALSA's pulse plugin's does into pipewire-pulse (about 400); what is
+    /// queued stays exact.
+    var delayDriftPerSecond: Int64 = 0
 
     private(set) var recording: [Float] = []
     private(set) var writes = 0
@@ -111,9 +115,14 @@ final class SimulatedDevice: AudioSink {
         recording += UnsafeBufferPointer(start: mono, count: frames)
     }
 
-    func delay() -> (frames: Int64, at: MonotonicInstant?) {
-        if fasterThanRealTime { return (0, clock.now()) }
-        return (streamWritten - played(at: clock.now()), clock.now())
+    func status() -> SinkStatus {
+        let now = clock.now()
+        if fasterThanRealTime { return SinkStatus(delay: 0, queued: 0, at: now) }
+        let queued = streamWritten - played(at: now)
+        guard let started else { return SinkStatus(delay: queued, queued: queued, at: now) }
+        // The pulse plugin's error: a delay report that grows as the stream plays, though the sound does not move.
+        let drift = (now.nanoseconds - started.nanoseconds) * delayDriftPerSecond / 1_000_000_000
+        return SinkStatus(delay: queued + drift, queued: queued, at: now)
     }
 
     func recover(from error: ALSAError) -> ALSAError? {

@@ -108,6 +108,16 @@ public final class LivePlayback: @unchecked Sendable {
     }
 
     /// The audio thread's loop; also callable directly to play on the current thread.
+    ///
+    /// After an underrun the device restarts on a new line. Where the old one
+    /// is known (`ConsumptionLine`), the engine writes silence until the
+    /// restarted stream has taken a few periods, compares the two lines, and
+    /// goes on at the track frame real time has reached: the clicks due in the
+    /// gap and while it measured are dropped, every later one is on the grid.
+    /// The lost time comes from the frames the device took and when, not from
+    /// its delay report, which the pulse plugin gets wrong by tens of
+    /// milliseconds. Without a line yet (an underrun at start-up) the gap is
+    /// measured from when the queue ran dry to the recovery.
     public func run() {
         defer { finishedFlag.store(true, ordering: .releasing) }
         let period = sink.periodFrames
@@ -122,17 +132,32 @@ public final class LivePlayback: @unchecked Sendable {
         // Underruns in a row with no write taken between them: a device whose
         // server is gone (ALSA's pipewire plugin) recovers, then underruns again at once.
         var refusals = 0
+        // The line the device takes the track's frames on.
+        var consumption = ConsumptionLine(rate: sink.rate)
+        // While resynchronising after an underrun: the line before it, the
+        // frames written to the restarted stream, and that stream's line.
+        var resynchronising = false
+        var lineBefore: Int64 = 0
+        var restartWritten: Int64 = 0
+        var restarted = ConsumptionLine(rate: sink.rate)
 
         while true {
-            // A stop fades out at once, also before the end of a `--duration` track.
             if stopRequested.load(ordering: .acquiring) {
+                // Silence needs no fade.
+                if resynchronising { break }
+                // A stop fades out at once, also before the end of a `--duration` track.
                 stopFrame = min(stopFrame, track.position + fadeFrames)
             }
             while let command = commands.pop() { track.apply(command) }
             let blockStart = track.position
-            var frames = track.render(into: block, count: period)
-            if frames == 0 { break }
-            frames = applyFade(from: blockStart, frames: frames)
+            var frames = period
+            if resynchronising {
+                block.update(repeating: 0, count: period)
+            } else {
+                frames = track.render(into: block, count: period)
+                if frames == 0 { break }
+                frames = applyFade(from: blockStart, frames: frames)
+            }
 
             let before = clock.now()
             switch sink.write(block, frames: frames) {
@@ -145,7 +170,7 @@ public final class LivePlayback: @unchecked Sendable {
                     return
                 }
                 // The same silence, underrunning again before any write was taken, is counted once.
-                if refusals == 1 { underrunCount.add(1, ordering: .relaxed) }
+                if refusals == 1, !resynchronising { underrunCount.add(1, ordering: .relaxed) }
                 // The device fell silent when the frames queued at the last write ran out.
                 let dry = lastWrite.nanoseconds + FrameTime.nanoseconds(inFrames: lastDelay, at: rate)
                 if let failure = sink.recover(from: error) {
@@ -153,10 +178,17 @@ public final class LivePlayback: @unchecked Sendable {
                     return
                 }
                 let now = clock.now()
-                let gap = max(0, FrameTime.frames(inNanoseconds: now.nanoseconds - dry, at: rate))
-                // This block was never played: resume where real time is now.
-                track.skip(to: blockStart + gap)
-                stallWatch.restart(after: track.position)
+                if resynchronising || consumption.reads >= Self.readsForALine {
+                    if !resynchronising { lineBefore = consumption.line }
+                    resynchronising = true
+                    restartWritten = 0
+                    restarted.reset()
+                } else {
+                    let gap = max(0, FrameTime.frames(inNanoseconds: now.nanoseconds - dry, at: rate))
+                    // This block was never played: resume where real time is now.
+                    track.skip(to: blockStart + gap)
+                    stallWatch.restart(after: track.position)
+                }
                 anchor = nil
                 lastWrite = now
                 lastDelay = 0
@@ -166,21 +198,36 @@ public final class LivePlayback: @unchecked Sendable {
                 return
             }
             let after = clock.now()
-            let status = sink.delay()
+            let status = sink.status()
             let stamp = status.at ?? after
-            let written = track.position
-            let heard = written - status.frames
-            position.publish(heard: heard, at: stamp, written: written)
             lastWrite = stamp
-            lastDelay = status.frames
-            if let lost = stallWatch.observe(heard: heard, at: stamp) {
+            lastDelay = status.delay
+            if resynchronising {
+                restartWritten += Int64(frames)
+                restarted.observe(taken: restartWritten - status.queued, at: stamp)
+                guard restarted.reads >= Self.readsForARestartedLine else { continue }
+                // The restarted stream takes its frame D at (D − line)/rate, when
+                // the track's frame D + lineBefore − line is due: the next one written.
+                resynchronising = false
+                track.skip(to: restartWritten + lineBefore - restarted.line)
+                stallWatch.restart(after: track.position)
+                anchor = nil
+                if track.position >= stopFrame { break }
+                continue
+            }
+            let written = track.position
+            let heard = written - status.delay
+            position.publish(heard: heard, at: stamp, written: written)
+            let taken = written - status.queued
+            consumption.observe(taken: taken, at: stamp)
+            if let lost = stallWatch.observe(taken: taken, at: stamp) {
                 // The device stopped with us and lost time without an underrun
                 // (ALSA's jack plugin): take back what is queued for the old
                 // timeline and go on where real time is now.
                 underrunCount.add(1, ordering: .relaxed)
-                let taken = sink.rewind(upTo: lost)
-                track.skip(to: written - taken + lost)
-                lastDelay -= taken
+                let takenBack = sink.rewind(upTo: lost)
+                track.skip(to: written - takenBack + lost)
+                lastDelay -= takenBack
                 anchor = nil
                 if track.position >= stopFrame { break }
                 continue
@@ -193,7 +240,7 @@ public final class LivePlayback: @unchecked Sendable {
             // never blocks is held to the monotonic clock. A write blocked
             // only if it was slow and left the device full: a slow write
             // into room (a cold first write to ALSA null) does not count.
-            if (after.nanoseconds - before.nanoseconds) * 4 >= periodNanoseconds, status.frames >= Int64(sink.bufferFrames - period) {
+            if (after.nanoseconds - before.nanoseconds) * 4 >= periodNanoseconds, status.delay >= Int64(sink.bufferFrames - period) {
                 lastBlockedFrame = written
             }
             if anchor == nil || written - lastBlockedFrame < rate {
@@ -206,6 +253,11 @@ public final class LivePlayback: @unchecked Sendable {
         }
         sink.drain()
     }
+
+    /// Reads of the device's line before an underrun that make it worth keeping.
+    static let readsForALine = 8
+    /// Reads of a restarted stream, each after it has taken frames, whose best gives its line.
+    static let readsForARestartedLine = 4
 
     /// Underruns in a row, each right after a recovery, that mean the device is gone rather than late.
     static let refusalLimit = 3

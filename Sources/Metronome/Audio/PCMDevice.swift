@@ -18,7 +18,7 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
     public let takesFloat: Bool
 
     private let pcm: OpaquePointer
-    private let status: OpaquePointer
+    private let statusRecord: OpaquePointer
     private let floats: UnsafeMutablePointer<Float>
     private let shorts: UnsafeMutablePointer<Int16>
     /// How long a write may wait for room before the device counts as lost: 2 s, or four buffers if longer.
@@ -26,6 +26,11 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
     /// Whether a sound server's plugin stands for the device (`SND_PCM_TYPE_IOPLUG`:
     /// ALSA's jack, pipewire, pulse): the server keeps the time, its own thread does the real-time work.
     public let servedBySoundServer: Bool
+    /// Whether `rewind` can take back queued frames. Not through ALSA's pulse
+    /// plugin: it hands every write to the server at once, and rewinding only
+    /// moves its own count, which then disagrees with the server's; the next
+    /// writes stall a buffer at a time.
+    public let takesBackQueuedFrames: Bool
 
     /// Opens `name` for playback at `rate` with periods of `periodFrames` and a
     /// buffer of `bufferFrames`; the device may round both (and the rate).
@@ -44,7 +49,7 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
             try Self.configureSoftware(pcm, period: hardware.period, buffer: hardware.buffer)
             var status: OpaquePointer?
             try ALSAError.check(snd_pcm_status_malloc(&status), "snd_pcm_status_malloc")
-            self.status = status!
+            statusRecord = status!
             self.pcm = pcm
             self.name = name
             rate = SampleRate(unchecked: hardware.rate)
@@ -54,6 +59,7 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
             takesFloat = hardware.float
             stallLimitMilliseconds = Int32(max(2_000, 4 * Int64(hardware.buffer) * 1_000 / hardware.rate))
             servedBySoundServer = snd_pcm_type(pcm) == SND_PCM_TYPE_IOPLUG
+            takesBackQueuedFrames = !(servedBySoundServer && Self.description(of: pcm).contains("PulseAudio"))
             floats = .allocate(capacity: hardware.period * hardware.channels)
             shorts = .allocate(capacity: hardware.period * hardware.channels)
         } catch {
@@ -64,7 +70,7 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
 
     deinit {
         snd_pcm_close(pcm)
-        snd_pcm_status_free(status)
+        snd_pcm_status_free(statusRecord)
         floats.deallocate()
         shorts.deallocate()
     }
@@ -164,18 +170,35 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
         return .written
     }
 
-    /// `snd_pcm_status`: the delay and the monotonic timestamp it was taken at.
-    public func delay() -> (frames: Int64, at: MonotonicInstant?) {
-        guard snd_pcm_status(pcm, status) >= 0 else { return (0, nil) }
-        let frames = Int64(snd_pcm_status_get_delay(status))
+    /// `snd_pcm_status`: the delay, the frames queued (the buffer less what is
+    /// available) and the monotonic timestamp they were taken at.
+    public func status() -> SinkStatus {
+        guard snd_pcm_status(pcm, statusRecord) >= 0 else { return SinkStatus(delay: 0, queued: 0, at: nil) }
+        let delay = Int64(snd_pcm_status_get_delay(statusRecord))
+        let queued = max(0, Int64(bufferFrames) - Int64(snd_pcm_status_get_avail(statusRecord)))
         var stamp = timespec()
-        snd_pcm_status_get_htstamp(status, &stamp)
-        guard stamp.tv_sec != 0 || stamp.tv_nsec != 0 else { return (frames, nil) }
-        return (frames, MonotonicInstant(stamp))
+        snd_pcm_status_get_htstamp(statusRecord, &stamp)
+        let at = stamp.tv_sec != 0 || stamp.tv_nsec != 0 ? MonotonicInstant(stamp) : nil
+        return SinkStatus(delay: delay, queued: queued, at: at)
     }
 
-    /// `snd_pcm_rewind` over what `snd_pcm_rewindable` says may still be taken back.
+    /// What `snd_pcm_dump` says of the device: the chain of plugins, each by name
+    /// (an I/O plugin names its server: "ALSA <-> PulseAudio PCM I/O Plugin").
+    private static func description(of pcm: OpaquePointer) -> String {
+        var output: OpaquePointer?
+        guard snd_output_buffer_open(&output) == 0, let output else { return "" }
+        defer { snd_output_close(output) }
+        guard snd_pcm_dump(pcm, output) == 0 else { return "" }
+        var text: UnsafeMutablePointer<CChar>?
+        let length = snd_output_buffer_string(output, &text)
+        guard let text, length > 0 else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: text, count: length), as: UTF8.self)
+    }
+
+    /// `snd_pcm_rewind` over what `snd_pcm_rewindable` says may still be taken
+    /// back; nothing on a device that cannot take frames back.
     public func rewind(upTo frames: Int64) -> Int64 {
+        guard takesBackQueuedFrames else { return 0 }
         let rewindable = Int64(snd_pcm_rewindable(pcm))
         guard rewindable > 0, frames > 0 else { return 0 }
         return max(0, Int64(snd_pcm_rewind(pcm, snd_pcm_uframes_t(min(rewindable, frames)))))
