@@ -48,13 +48,13 @@ struct MetronomeCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Level of the clicks between beats, 0 to 1. Default 1.", valueName: "0..1"))
     var subdivisionVolume: String?
 
-    @Option(name: .long, help: ArgumentHelp("Sound of the clicks between beats. Default: the built-in sub.wav.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Sound of the clicks between beats. Default: the built-in sub.wav.", valueName: "file"), completion: .file())
     var subdivisionSound: String?
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("A second voice of A clicks against every B beats, from each bar start (e.g. --polyrhythm 3:2).", valueName: "a:b"))
     var polyrhythm: String?
 
-    @Option(name: .long, help: ArgumentHelp("Sound of the second voice. Default: the built-in poly.wav.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Sound of the second voice. Default: the built-in poly.wav.", valueName: "file"), completion: .file())
     var polyrhythmSound: String?
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Bars of count-in before bar 1, played 6 dB softer (e.g. --count-in 1).", valueName: "n"))
@@ -75,7 +75,7 @@ struct MetronomeCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Speed trainer: the tempo to stop at, then keep (e.g. --until 140).", valueName: "bpm"))
     var until: String?
 
-    @Option(name: .long, help: ArgumentHelp("Play a klick tempo map: lines of '[label:] bars [n/d] tempo[-tempo2|,t2,...] [pattern] [volume]', tempo in quarter notes a minute.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Play a klick tempo map: lines of '[label:] bars [n/d] tempo[-tempo2|,t2,...] [pattern] [volume]', tempo in quarter notes a minute.", valueName: "file"), completion: .file())
     var tempoMap: String?
 
     @Option(name: .long, help: ArgumentHelp("Start the tempo map at the entry with this label (e.g. --start-at chorus).", valueName: "label"))
@@ -96,10 +96,10 @@ struct MetronomeCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Stop after this long: 90, 90s, 10m, 1h30m, 2.5m (a bare number is seconds).", valueName: "time"))
     var duration: String?
 
-    @Option(name: .long, help: ArgumentHelp("Beat sound, any file libsndfile reads (e.g. --beat-sound tick.flac).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Beat sound, any file libsndfile reads (e.g. --beat-sound tick.flac).", valueName: "file"), completion: .file())
     var beatSound: String?
 
-    @Option(name: .long, help: ArgumentHelp("Bell sound for the first beat of each bar (e.g. --bell-sound bell.ogg).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Bell sound for the first beat of each bar (e.g. --bell-sound bell.ogg).", valueName: "file"), completion: .file())
     var bellSound: String?
 
     @Option(name: .long, help: ArgumentHelp("ALSA device to play on: default, pipewire, pulse, hw:0, plughw:1,0, null (--list-devices shows them). Default: default.", valueName: "name"))
@@ -111,7 +111,7 @@ struct MetronomeCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Output latency in ms, the ALSA buffer (e.g. --latency 20). Default: what the device holds: 1024-frame periods, four of them, on a sound server (pipewire, pulse, jack); two 256-frame periods on a card.", valueName: "ms"))
     var latency: String?
 
-    @Option(name: .long, help: ArgumentHelp("Render to a file instead of playing: .wav, .flac, .ogg or .aiff; needs --bars or --duration (e.g. --output click.wav).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Render to a file instead of playing: .wav, .flac, .ogg or .aiff; needs --bars or --duration (e.g. --output click.wav).", valueName: "file"), completion: .file())
     var output: String?
 
     @Option(name: .long, help: ArgumentHelp("Sample format of --output: pcm16 (default) or float (wav, aiff).", valueName: "pcm16|float"))
@@ -141,7 +141,7 @@ struct MetronomeCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Pictures drawn per second, 1 to 240 (e.g. --fps 30). Default 60.", valueName: "n"))
     var fps: String?
 
-    @Option(name: .long, help: ArgumentHelp("Write JSON Lines of clicks, drawn frames and tempo to FILE (e.g. --trace run.jsonl).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Write JSON Lines of clicks, drawn frames and tempo to FILE (e.g. --trace run.jsonl).", valueName: "file"), completion: .file())
     var trace: String?
 
     @Flag(name: .long, help: "When stdout is not a terminal, print a line per click instead of per bar.")
