@@ -1,7 +1,7 @@
 @testable import Metronome
 
 /// A clock that moves only when told to (or when something sleeps on it).
-final class ManualClock: Clock, @unchecked Sendable {
+final class ManualClock: Timekeeper, @unchecked Sendable {
     private(set) var current = MonotonicInstant(nanoseconds: 1_000_000_000)
     func now() -> MonotonicInstant { current }
     func sleep(until instant: MonotonicInstant) { if instant > current { current = instant } }

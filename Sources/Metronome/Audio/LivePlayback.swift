@@ -18,7 +18,7 @@ public final class LivePlayback: @unchecked Sendable {
     /// Frames over which a stop fades to silence (5 ms).
     public let fadeFrames: Int64
 
-    private let clock: any Clock
+    private let clock: any Timekeeper
     private let stopRequested = Atomic<Bool>(false)
     private let finishedFlag = Atomic<Bool>(false)
     private let underrunCount = Atomic<Int>(0)
@@ -31,7 +31,7 @@ public final class LivePlayback: @unchecked Sendable {
     /// A stop that fades ends here; for a `--duration` track, at its last frame.
     private var stopFrame: Int64
 
-    public init(track: ClickTrack, sink: any AudioSink, clock: any Clock = MonotonicClock()) {
+    public init(track: ClickTrack, sink: any AudioSink, clock: any Timekeeper = MonotonicClock()) {
         self.track = track
         self.sink = sink
         self.clock = clock
