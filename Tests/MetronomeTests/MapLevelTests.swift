@@ -29,7 +29,7 @@ import Testing
         let paths = try writeImpulseSoundFiles(in: directory)
         let map = directory.file("quiet.txt")
         try "64 120 0.5\n".write(toFile: map, atomically: true, encoding: .utf8)
-        let settings = try Settings(beatSound: paths.beat, bellSound: paths.bell, plan: PlanOptions(tempoMap: map))
+        let settings = try parsedSettings("--beat-sound", paths.beat, "--bell-sound", paths.bell, "--tempo-map", map)
         let sounds = try Session.loadSounds(settings, rate: .standard)
         let (track, feeder, _) = Session.makeTrack(settings, sounds: sounds, rate: .standard)
         var controller = Session.practiceController(settings, track: track, sounds: sounds, rate: .standard)

@@ -1,3 +1,4 @@
+import MetronomeCommandLine
 import Foundation
 @testable import Metronome
 import Testing
@@ -52,13 +53,16 @@ import Testing
     @Test func anUnknownStartLabelListsAFewOfTheMapsLabels() throws {
         let text = (1...100_000).map { "l\($0): 1 120" }.joined(separator: "\n")
         let map = try TempoMap(parsing: Array(text.utf8), name: "big.txt")
-        let options = PlanOptions(tempoMap: "big.txt", startAt: "zz")
-        #expect(throws: MetronomeError(.usage, "--start-at 'zz': no entry of 'big.txt' has that label; its labels are l1, l2, l3, l4, l5 and 99995 more")) {
-            _ = try options.source(map: map, tempo: Tempo(bpm: 120)!, meter: .common)
+        let directory = TemporaryDirectory()
+        let big = directory.file("big.txt"), small = directory.file("s.txt")
+        try text.write(toFile: big, atomically: true, encoding: .utf8)
+        #expect(map.entries.count == 100_000)
+        #expect(throws: CommandFailure(status: 64, message: "--start-at 'zz': no entry of '\(big)' has that label; its labels are l1, l2, l3, l4, l5 and 99995 more")) {
+            _ = try parsedSettings("--tempo-map", big, "--start-at", "zz")
         }
-        let small = try TempoMap(parsing: Array("a: 1 120\nb: 1 90\n2 100".utf8), name: "s.txt")
-        #expect(throws: MetronomeError(.usage, "--start-at 'zz': no entry of 's.txt' has that label; its labels are a, b")) {
-            _ = try PlanOptions(tempoMap: "s.txt", startAt: "zz").source(map: small, tempo: Tempo(bpm: 120)!, meter: .common)
+        try "a: 1 120\nb: 1 90\n2 100".write(toFile: small, atomically: true, encoding: .utf8)
+        #expect(throws: CommandFailure(status: 64, message: "--start-at 'zz': no entry of '\(small)' has that label; its labels are a, b")) {
+            _ = try parsedSettings("--tempo-map", small, "--start-at", "zz")
         }
     }
 }

@@ -1,7 +1,9 @@
+import MetronomeCommandLine
 @testable import Metronome
 import Testing
 
 @Suite struct ParsingTests {
+
     @Test func tempoIsHeldInThousandths() throws {
         #expect(try Tempo(parsing: "90").millibeatsPerMinute == 90_000)
         #expect(try Tempo(parsing: "92.5").millibeatsPerMinute == 92_500)
@@ -62,16 +64,14 @@ import Testing
     }
 
     @Test func settingsRefuseContradictionsAndMissingLengths() throws {
-        #expect(throws: MetronomeError.self) { try Settings(bars: "4", duration: "10") }
-        #expect(throws: MetronomeError.self) { try Settings(output: "x.wav") }
-        #expect(throws: MetronomeError.self) { try Settings(bars: "1", output: "x.mp3") }
-        #expect(throws: MetronomeError.self) { try Settings(bars: "1", output: "x.flac", format: "float") }
-        #expect(throws: MetronomeError.self) { try Settings(bars: "0") }
-        #expect(throws: MetronomeError.self) { try Settings(volume: "1.01") }
-        #expect(throws: MetronomeError.self) { try Settings(volume: "-0") }
-        #expect(throws: MetronomeError.self) { try Settings(latency: "0") }
-        let settings = try Settings(bpm: "137", meter: "3/4", rate: "44100", volume: "0.25", bars: "8",
-                                    output: "a/b.FLAC")
+        for arguments in [["--bars", "4", "--duration", "10"], ["--output", "x.wav"], ["--bars", "1", "--output", "x.mp3"],
+                          ["--bars", "1", "--output", "x.flac", "--format", "float"], ["--bars", "0"], ["--volume", "1.01"],
+                          ["--volume", "-0"], ["--latency", "0"], ["--format", "float"], ["--easing", "bouncy"]] {
+            #expect(throws: CommandFailure.self, "\(arguments)") { try parsedSettings(arguments) }
+            do { _ = try parsedSettings(arguments) } catch { #expect(error.status == 64, "\(arguments): \(error)") }
+        }
+        let settings = try parsedSettings("--bpm", "137", "--meter", "3/4", "--rate", "44100", "--volume", "0.25", "--bars", "8",
+                                          "--output", "a/b.FLAC")
         #expect(settings.tempo.millibeatsPerMinute == 137_000)
         #expect(settings.volume == 0.25)
         #expect(settings.length == .bars(8))

@@ -10,5 +10,5 @@ public struct MetronomeError: Error, CustomStringConvertible, Equatable, Sendabl
 
     public var description: String { message }
 
-    static func usage(_ message: String) -> MetronomeError { MetronomeError(.usage, message) }
+    public static func usage(_ message: String) -> MetronomeError { MetronomeError(.usage, message) }
 }
