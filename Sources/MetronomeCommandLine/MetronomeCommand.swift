@@ -77,7 +77,7 @@ public struct MetronomeCommand: ParsableCommand {
     }
 
     /// Everything the run needs, the tempo map read once.
-    public func settings() throws(MetronomeError) -> Settings {
+    public func settings() throws -> Settings {
         var settings = try settingsWithoutFiles()
         let map = try practice.readMap()
         // Rhythm options that count beats of a bar are checked against the map's shortest bar.
@@ -89,7 +89,7 @@ public struct MetronomeCommand: ParsableCommand {
     }
 
     /// The settings as far as the options alone say, with every check that reads no file.
-    func settingsWithoutFiles() throws(MetronomeError) -> Settings {
+    func settingsWithoutFiles() throws -> Settings {
         var settings = Settings()
         if let bpm = tempo.bpm { settings.tempo = bpm }
         if let meter = tempo.meter { settings.meter = meter }
@@ -109,48 +109,48 @@ public struct MetronomeCommand: ParsableCommand {
         if let volume = sound.volume { settings.volume = volume.value }
         switch (output.bars, output.duration) {
         case (.some, .some):
-            throw .usage("--bars and --duration both set the length: give one of them")
+            throw MetronomeError.usage("--bars and --duration both set the length: give one of them")
         case (.some(let bars), nil):
             settings.length = bars
         case (nil, .some(let duration)):
             guard duration.value.frames(at: settings.rate) > 0 else {
-                throw .usage("duration '\(duration.text)' is shorter than one frame at \(settings.rate.framesPerSecond) Hz: use e.g. 1s")
+                throw MetronomeError.usage("duration '\(duration.text)' is shorter than one frame at \(settings.rate.framesPerSecond) Hz: use e.g. 1s")
             }
             settings.length = .playtime(duration.value)
         case (nil, nil):
             break
         }
         if let path = output.output {
-            guard !path.isEmpty else { throw .usage("output file name is empty") }
+            guard !path.isEmpty else { throw MetronomeError.usage("output file name is empty") }
             settings.outputFormat = try OutputFormat(path: path, sampleFormat: output.format ?? .pcm16)
             // A map that does not loop ends by itself.
             guard settings.length != .endless || (practice.tempoMap != nil && !practice.loop) else {
-                throw .usage("--output '\(path)' needs a length: add --bars N or --duration T, e.g. --bars 16")
+                throw MetronomeError.usage("--output '\(path)' needs a length: add --bars N or --duration T, e.g. --bars 16")
             }
             guard device.device == nil, device.latency == nil else {
-                throw .usage("--device and --latency are for live playback; --output renders a file")
+                throw MetronomeError.usage("--device and --latency are for live playback; --output renders a file")
             }
         } else if output.format != nil {
-            throw .usage("--format applies to --output files only")
+            throw MetronomeError.usage("--format applies to --output files only")
         }
         settings.output = output.output
         if let name = device.device {
-            guard !name.isEmpty else { throw .usage("device name is empty: use e.g. default or hw:0") }
+            guard !name.isEmpty else { throw MetronomeError.usage("device name is empty: use e.g. default or hw:0") }
             settings.device = name
         }
         settings.latency = device.latency
         picture.apply(to: &settings)
         if let trace = output.trace {
-            guard !trace.isEmpty else { throw .usage("--trace needs a file name") }
+            guard !trace.isEmpty else { throw MetronomeError.usage("--trace needs a file name") }
             settings.trace = trace
         }
-        if output.force, output.output == nil { throw .usage("--force applies to --output files only") }
+        if output.force, output.output == nil { throw MetronomeError.usage("--force applies to --output files only") }
         settings.force = output.force
         try Settings.checkOutputsAreNotInputs(outputs: [("--output", output.output), ("--trace", settings.trace)],
                                               inputs: [("--tempo-map", practice.tempoMap), ("--beat-sound", sound.beatSound),
                                                        ("--bell-sound", sound.bellSound), ("--subdivision-sound", sound.subdivisionSound),
                                                        ("--polyrhythm-sound", sound.polyrhythmSound)])
-        if verbose && quiet { throw .usage("--verbose and --quiet contradict each other: give one") }
+        if verbose && quiet { throw MetronomeError.usage("--verbose and --quiet contradict each other: give one") }
         settings.verbosity = verbose ? .verbose : quiet ? .quiet : .normal
         return settings
     }

@@ -12,19 +12,20 @@ import Synchronization
 /// The last few are kept, not one: parses may run side by side (the tests do),
 /// and each message quotes its value, so the one behind a sentence is found.
 enum OptionValue {
-    private static let rejected = Mutex<[MetronomeError]>([])
+    private static let rejected = Mutex<[CommandFailure]>([])
 
-    private static func remember(_ error: MetronomeError) {
+    private static func remember(_ error: any Error) {
+        guard let failure = CommandFailure.ofLayers(error) else { return }
         rejected.withLock { kept in
             if kept.count >= 64 { kept.removeFirst() }
-            kept.append(error)
+            kept.append(failure)
         }
     }
 
     /// A transform for `@Option(transform:)`: parses with `parse`, remembering a rejection.
-    static func parsed<Value>(_ parse: @escaping @Sendable (String) throws(MetronomeError) -> Value) -> @Sendable (String) throws -> Value {
+    static func parsed<Value, Failure: Error>(_ parse: @escaping @Sendable (String) throws(Failure) -> Value) -> @Sendable (String) throws -> Value {
         { text in
-            do throws(MetronomeError) {
+            do throws(Failure) {
                 return try parse(text)
             } catch {
                 remember(error)
@@ -34,13 +35,14 @@ enum OptionValue {
     }
 
     /// A refusal from `validate`: kept as the rejection and handed to the parser as its own kind of error.
-    static func refuse(_ error: MetronomeError) -> ValidationError {
+    static func refuse(_ error: any Error) -> any Error {
+        guard let failure = CommandFailure.ofLayers(error) else { return error }
         remember(error)
-        return ValidationError(error.message)
+        return ValidationError(failure.message)
     }
 
     /// The rejection behind a parser error, if a value's own type refused it.
-    static func rejection(behind message: String) -> MetronomeError? {
+    static func rejection(behind message: String) -> CommandFailure? {
         rejected.withLock { kept in kept.last { message.contains($0.message) } }
     }
 }

@@ -5,12 +5,12 @@ import Metronome
 struct OutputOptions: ParsableArguments {
     @Option(name: .long, parsing: .unconditional,
             help: ArgumentHelp("Stop after N bars and the ring of the last sound (e.g. --bars 16).", valueName: "n"),
-            transform: OptionValue.parsed { text throws(MetronomeError) in try TrackLength.parsingBars(text) })
+            transform: OptionValue.parsed { text throws(TimingError) in try TrackLength.parsingBars(text) })
     var bars: TrackLength?
 
     @Option(name: .long, parsing: .unconditional,
             help: ArgumentHelp("Stop after this long: 90, 90s, 10m, 1h30m, 2.5m (a bare number is seconds).", valueName: "time"),
-            transform: OptionValue.parsed { text throws(MetronomeError) in AsTyped(text: text, value: try Playtime(parsing: text)) })
+            transform: OptionValue.parsed { text throws(TimingError) in AsTyped(text: text, value: try Playtime(parsing: text)) })
     var duration: AsTyped<Playtime>?
 
     @Option(name: .long, help: ArgumentHelp("Render to a file instead of playing: .wav, .flac, .ogg or .aiff; needs --bars or --duration (e.g. --output click.wav).", valueName: "file"), completion: .file())

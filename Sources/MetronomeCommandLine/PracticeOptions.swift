@@ -41,7 +41,7 @@ struct PracticeOptions: ParsableArguments {
 
     @Option(name: .long, parsing: .unconditional,
             help: ArgumentHelp("Speed trainer: the tempo to stop at, then keep (e.g. --until 140).", valueName: "bpm"),
-            transform: OptionValue.parsed { text throws(MetronomeError) in try Tempo(parsing: text) })
+            transform: OptionValue.parsed { text throws(TimingError) in try Tempo(parsing: text) })
     var until: Tempo?
 
     @Option(name: .long, help: ArgumentHelp("Play a klick tempo map: lines of '[label:] bars [n/d] tempo[-tempo2|,t2,...] [pattern] [volume]', tempo in quarter notes a minute.", valueName: "file"), completion: .file())
@@ -54,41 +54,49 @@ struct PracticeOptions: ParsableArguments {
     var loop = false
 
     /// The checks that need no file: which options go together.
-    func validate(bpm: Tempo?, meter: Meter?, subdivisionSound: String?, polyrhythmSound: String?) throws(MetronomeError) {
+    func validate(bpm: Tempo?, meter: Meter?, subdivisionSound: String?, polyrhythmSound: String?) throws {
         if let tempoMap {
-            guard !tempoMap.isEmpty else { throw .usage("--tempo-map needs a file name") }
+            guard !tempoMap.isEmpty else { throw MetronomeError.usage("--tempo-map needs a file name") }
             guard bpm == nil, meter == nil, pattern == nil, step == nil, until == nil else {
-                throw .usage("--tempo-map sets the tempo, meter and pattern of every bar: drop --bpm, --meter, --pattern, --step and --until")
+                throw MetronomeError.usage("--tempo-map sets the tempo, meter and pattern of every bar: drop --bpm, --meter, --pattern, --step and --until")
             }
         } else if startAt != nil || loop {
-            throw .usage("--start-at and --loop are for a --tempo-map")
+            throw MetronomeError.usage("--start-at and --loop are for a --tempo-map")
         }
-        if seed != nil, randomMute == nil { throw .usage("--seed chooses the beats --random-mute mutes: give --random-mute PCT too") }
+        if seed != nil, randomMute == nil { throw MetronomeError.usage("--seed chooses the beats --random-mute mutes: give --random-mute PCT too") }
     }
 
     /// The rhythm these options make in bars of `meter`.
-    func rhythm(meter: Meter, subdivisionSound: String?, polyrhythmSound: String?) throws(MetronomeError) -> Rhythm {
+    func rhythm(meter: Meter, subdivisionSound: String?, polyrhythmSound: String?) throws -> Rhythm {
         var rhythm = Rhythm()
         if let pattern { rhythm.pattern = try BeatPattern(parsing: pattern, beatsPerBar: meter.beatsPerBar) }
         rhythm.subdivision = try Subdivision(parsingClicks: subdivide, swing: swing)
         if let subdivisionVolume { rhythm.subdivisionLevel = subdivisionVolume.value }
         if rhythm.subdivision.clicksPerBeat == 1, subdivisionVolume != nil || subdivisionSound != nil {
-            throw .usage("--subdivision-volume and --subdivision-sound need --subdivide N")
+            throw MetronomeError.usage("--subdivision-volume and --subdivision-sound need --subdivide N")
         }
         if let polyrhythm { rhythm.polyrhythm = try Polyrhythm(parsing: polyrhythm, beatsPerBar: meter.beatsPerBar) }
-        if rhythm.polyrhythm == nil, polyrhythmSound != nil { throw .usage("--polyrhythm-sound needs --polyrhythm A:B") }
+        if rhythm.polyrhythm == nil, polyrhythmSound != nil { throw MetronomeError.usage("--polyrhythm-sound needs --polyrhythm A:B") }
         if let countIn { rhythm.countInBars = countIn.bars }
         rhythm.muting = try BeatMuting(gap: gap, randomMute: randomMute, seed: seed)
         return rhythm
     }
 
-    /// The map, read and checked once (exit 65 with `file:line:column:` when malformed), or nil.
-    func readMap() throws(MetronomeError) -> TempoMap? {
-        try tempoMap.map { path throws(MetronomeError) in try TempoMap(contentsOf: path) }
+    /// The map, read and checked once, or nil: a file that cannot be read is
+    /// exit 66, a malformed one `path:line:column: what is wrong` and exit 65.
+    func readMap() throws -> TempoMap? {
+        guard let path = tempoMap else { return nil }
+        let bytes: [UInt8]
+        do {
+            bytes = try FileContents.read(path, whileWaiting: TerminationSignals.endIfAStopIsPending)
+        } catch {
+            throw MetronomeError(.noInput, "cannot read tempo map '\(path)': \(error.message)")
+        }
+        return try TempoMap(parsing: bytes, name: path)
     }
 
     /// What plans the tempo: the map from its `--start-at` entry, the speed trainer, or nothing.
-    func source(map: TempoMap?, tempo: Tempo, meter: Meter) throws(MetronomeError) -> TempoPlan.Source? {
+    func source(map: TempoMap?, tempo: Tempo, meter: Meter) throws -> TempoPlan.Source? {
         if let map, let tempoMap {
             var first = 0
             if let startAt {
@@ -99,7 +107,7 @@ struct PracticeOptions: ParsableArguments {
                     let known = labels.isEmpty ? "it has no labels"
                         : labels.count <= 5 ? "its labels are " + shown
                         : "its labels are \(shown) and \(labels.count - 5) more"
-                    throw .usage("--start-at '\(startAt)': no entry of '\(tempoMap)' has that label; \(known)")
+                    throw MetronomeError.usage("--start-at '\(startAt)': no entry of '\(tempoMap)' has that label; \(known)")
                 }
                 first = index
             }
@@ -109,7 +117,7 @@ struct PracticeOptions: ParsableArguments {
         case (nil, nil):
             return nil
         case (.some, nil), (nil, .some):
-            throw .usage("the speed trainer needs both --step S/M and --until T, e.g. --step 5/4 --until 140")
+            throw MetronomeError.usage("the speed trainer needs both --step S/M and --until T, e.g. --step 5/4 --until 140")
         case (.some(let step), .some(let target)):
             let parts = step.trimmingSpaces.split(separator: "/", omittingEmptySubsequences: false)
             let text = parts.first.map(String.init) ?? ""
@@ -117,11 +125,11 @@ struct PracticeOptions: ParsableArguments {
             guard parts.count == 2, let milli = ExactDecimal.parse(String(text.dropFirst(negative ? 1 : (text.hasPrefix("+") ? 1 : 0))),
                                                                    places: 3, in: 1...999_000),
                   let bars = Int64(parts[1]), (1...10_000).contains(bars) else {
-                throw .usage("step '\(step)' is not S/M: S bpm (negative slows down) every M bars, e.g. 5/4 or -2.5/8")
+                throw MetronomeError.usage("step '\(step)' is not S/M: S bpm (negative slows down) every M bars, e.g. 5/4 or -2.5/8")
             }
-            guard target != tempo else { throw .usage("--until \(target) is the starting tempo: nothing to train") }
+            guard target != tempo else { throw MetronomeError.usage("--until \(target) is the starting tempo: nothing to train") }
             guard (target > tempo) != negative else {
-                throw .usage("--step \(step) moves away from --until \(target): use a \(negative ? "positive" : "negative") step to go from \(tempo) to \(target)")
+                throw MetronomeError.usage("--step \(step) moves away from --until \(target): use a \(negative ? "positive" : "negative") step to go from \(tempo) to \(target)")
             }
             return .trainer(start: tempo, step: negative ? -milli : milli, barsPerStep: bars, until: target, meter: meter)
         }

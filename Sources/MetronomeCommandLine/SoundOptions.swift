@@ -10,7 +10,7 @@ struct SoundOptions: ParsableArguments {
 
     @Option(name: .long, parsing: .unconditional,
             help: ArgumentHelp("Sample rate in Hz, 8000 to 192000 (e.g. --rate 44100). Default 48000.", valueName: "hz"),
-            transform: OptionValue.parsed { text throws(MetronomeError) in try SampleRate(parsing: text) })
+            transform: OptionValue.parsed { text throws(TimingError) in try SampleRate(parsing: text) })
     var rate: SampleRate?
 
     @Option(name: .long, help: ArgumentHelp("Beat sound, any file libsndfile reads (e.g. --beat-sound tick.flac).", valueName: "file"), completion: .file())
@@ -25,10 +25,10 @@ struct SoundOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Sound of the second voice. Default: the built-in poly.wav.", valueName: "file"), completion: .file())
     var polyrhythmSound: String?
 
-    func validate() throws(MetronomeError) {
+    func validate() throws {
         for (option, path) in [("--beat-sound", beatSound), ("--bell-sound", bellSound),
                                ("--subdivision-sound", subdivisionSound), ("--polyrhythm-sound", polyrhythmSound)] where path?.isEmpty == true {
-            throw .usage("\(option) needs a file name")
+            throw MetronomeError.usage("\(option) needs a file name")
         }
     }
 }

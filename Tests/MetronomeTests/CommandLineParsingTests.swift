@@ -39,7 +39,7 @@ import Testing
         let missing = directory.file("no-such-map.txt")
         let command = try MetronomeCommand.parse(["--tempo-map", missing])
         #expect(throws: MetronomeError.self) { try command.settings() }
-        do { _ = try command.settings() } catch { #expect(error.exit == .noInput) }
+        do { _ = try command.settings() } catch { #expect(CommandFailure.from(error)?.status == SysExit.noInput.rawValue) }
         // The same map read by the run: its bars in the plan.
         let map = directory.file("map.txt")
         try "2 3/4 100\n1 4/4 120\n".write(toFile: map, atomically: true, encoding: .utf8)

@@ -10,7 +10,7 @@ import Testing
             try body()
             return nil
         } catch {
-            return (error as? MetronomeError)?.message ?? "not a MetronomeError: \(error)"
+            return CommandFailure.from(error)?.message ?? "not an error of ours: \(error)"
         }
     }
 
@@ -45,7 +45,7 @@ import Testing
         #expect(message { _ = try Tempo(parsing: "92.5000000000000000000001") }?.contains("more than 3 decimal places") == true)
         #expect(message { _ = try Tempo(parsing: "12a") }?.contains("is not a number") == true)
         // In a map too.
-        #expect(throws: MetronomeError(.dataError, "map.txt:1:3: tempo '12345678901234567890' is out of range: use 1 to 1000 quarter notes a minute")) {
+        #expect(throws: TimingError(.malformed, "map.txt:1:3: tempo '12345678901234567890' is out of range: use 1 to 1000 quarter notes a minute")) {
             try TempoMap(parsing: Array("4 12345678901234567890\n".utf8), name: "map.txt")
         }
     }

@@ -19,8 +19,8 @@ import Testing
         #expect {
             _ = try Tempo(parsing: text)
         } throws: { error in
-            guard let error = error as? MetronomeError else { return false }
-            return error.exit == .usage && error.message.contains("'\(text)'") && !error.message.contains("\n")
+            guard let error = error as? TimingError else { return false }
+            return CommandFailure.from(error)?.status == SysExit.usage.rawValue && error.message.contains("'\(text)'") && !error.message.contains("\n")
         }
     }
 
@@ -29,7 +29,7 @@ import Testing
         #expect(meter.beatsPerBar == 7 && meter.noteValue == 8)
         #expect(try Meter(parsing: "32/32").beatsPerBar == 32)
         for bad in ["0/4", "4/0", "4/3", "33/4", "4", "4/4/4", "/4", "a/b", ""] {
-            #expect(throws: MetronomeError.self) { try Meter(parsing: bad) }
+            #expect(throws: TimingError.self) { try Meter(parsing: bad) }
         }
     }
 
@@ -37,7 +37,7 @@ import Testing
         #expect(try SampleRate(parsing: "8000").framesPerSecond == 8_000)
         #expect(try SampleRate(parsing: "192000").framesPerSecond == 192_000)
         for bad in ["7999", "192001", "44.1", "-48000", ""] {
-            #expect(throws: MetronomeError.self) { try SampleRate(parsing: bad) }
+            #expect(throws: TimingError.self) { try SampleRate(parsing: bad) }
         }
     }
 
@@ -51,7 +51,7 @@ import Testing
             #expect(try Playtime(parsing: text).nanoseconds == nanoseconds, "\(text)")
         }
         for bad in ["0", "0s", "-3", "1x", "", "m", "1m1h", "1s1m", "1h1h", "1.2.3s", "10 m", "1e3"] {
-            #expect(throws: MetronomeError.self, "\(bad)") { try Playtime(parsing: bad) }
+            #expect(throws: TimingError.self, "\(bad)") { try Playtime(parsing: bad) }
         }
     }
 
@@ -82,9 +82,9 @@ import Testing
         #expect(try OutputFormat(path: "click.wav", sampleFormat: .pcm16).container == .wav)
         #expect(try OutputFormat(path: "dir.v2/click.AIF", sampleFormat: .float).container == .aiff)
         #expect(try OutputFormat(path: "click.ogg", sampleFormat: .pcm16).container == .ogg)
-        #expect(throws: MetronomeError.self) { try OutputFormat(path: "click", sampleFormat: .pcm16) }
-        #expect(throws: MetronomeError.self) { try OutputFormat(path: ".wav", sampleFormat: .pcm16) }
-        #expect(throws: MetronomeError.self) { try OutputFormat(path: "dir.wav/click", sampleFormat: .pcm16) }
+        #expect(throws: RenderError.self) { try OutputFormat(path: "click", sampleFormat: .pcm16) }
+        #expect(throws: RenderError.self) { try OutputFormat(path: ".wav", sampleFormat: .pcm16) }
+        #expect(throws: RenderError.self) { try OutputFormat(path: "dir.wav/click", sampleFormat: .pcm16) }
     }
 
     @Test func wavBeyondFourGigabytesIsWrittenAsRF64() throws {

@@ -5,11 +5,11 @@ import Testing
 /// The text of a tempo map as editors write it: LF, CRLF (Windows), a UTF-8
 /// byte-order mark, CR alone (old Mac).
 @Suite struct TempoMapTextTests {
-    private func parse(_ bytes: [UInt8]) throws(MetronomeError) -> TempoMap {
+    private func parse(_ bytes: [UInt8]) throws(TimingError) -> TempoMap {
         try TempoMap(parsing: bytes, name: "map.txt")
     }
 
-    private func failure(_ text: String) -> MetronomeError? {
+    private func failure(_ text: String) -> TimingError? {
         do {
             _ = try parse(Array(text.utf8))
             return nil
@@ -47,16 +47,16 @@ import Testing
     ])
     func errorsInCRLFMapsNameTheirLineAndColumn(text: String, message: String) {
         let error = failure(text)
-        #expect(error?.exit == .dataError)
+        #expect(error?.kind == .malformed)
         #expect(error?.message.hasPrefix(message) == true, "\(String(describing: error))")
     }
 
     @Test func aCROnlyMapIsRefusedWithAMessageThatSaysSo() {
         let error = failure("intro: 2 120\r4 3/4 90\r")
-        #expect(error == MetronomeError(.dataError, "map.txt:1:1: lines end in CR only (old Mac text): save with LF or CRLF line endings"))
+        #expect(error == TimingError(.malformed, "map.txt:1:1: lines end in CR only (old Mac text): save with LF or CRLF line endings"))
         // A lone CR inside an LF file: where it is.
         let stray = failure("2 120\n4 9\r0\n")
-        #expect(stray == MetronomeError(.dataError, "map.txt:2:4: a CR that ends no line: save with LF or CRLF line endings"))
+        #expect(stray == TimingError(.malformed, "map.txt:2:4: a CR that ends no line: save with LF or CRLF line endings"))
     }
 
     @Test func theBinaryRendersAWindowsMapAsItsUnixTwinAndRefusesACROnlyOne() throws {

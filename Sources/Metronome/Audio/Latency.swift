@@ -4,9 +4,9 @@ public struct Latency: Sendable, Equatable {
     /// Frames the audio thread writes at a time unless the buffer is smaller.
     public static let standardPeriod = 256
 
-    public init(parsing text: String) throws(MetronomeError) {
+    public init(parsing text: String) throws(TimingError) {
         guard let micro = ExactDecimal.parse(text, places: 3, in: 1_000...2_000_000) else {
-            throw .usage("latency '\(text)' is not allowed: use milliseconds from 1 to 2000, e.g. 20")
+            throw .badValue("latency '\(text)' is not allowed: use milliseconds from 1 to 2000, e.g. 20")
         }
         microseconds = micro
     }

@@ -7,22 +7,25 @@ enum Resampler {
     ///
     /// The converter's output is time-aligned with its input: the first output
     /// sample is the instant of the first input sample, so onsets do not move.
-    static func convert(_ samples: [Float], from sourceRate: Int64, to targetRate: Int64) throws(MetronomeError) -> [Float] {
+    /// `betweenPieces` runs before each piece: the command ends a long
+    /// conversion there when asked to stop (its signals are blocked meanwhile).
+    static func convert(_ samples: [Float], from sourceRate: Int64, to targetRate: Int64,
+                        betweenPieces: () -> Void = {}) throws(SoundError) -> [Float] {
         guard sourceRate != targetRate, !samples.isEmpty else { return samples }
         let ratio = Double(targetRate) / Double(sourceRate)
         let capacity = Int((Double(samples.count) * ratio).rounded(.up)) + 16
         var output = [Float](repeating: 0, count: capacity)
         var code: Int32 = 0
         guard let converter = src_new(Int32(SRC_SINC_BEST_QUALITY), 1, &code) else {
-            throw MetronomeError(.software, "libsamplerate failed: \(String(cString: src_strerror(code)))")
+            throw SoundError(.failed, "libsamplerate failed: \(String(cString: src_strerror(code)))")
         }
         defer { src_delete(converter) }
         var used = 0, generated = 0
         samples.withUnsafeBufferPointer { input in
             output.withUnsafeMutableBufferPointer { out in
-                // In pieces, so a stop signal (blocked: the run takes signals as events) ends a long conversion.
+                // In pieces, so a stop can end a long conversion.
                 repeat {
-                    TerminationSignals.endIfAStopIsPending()
+                    betweenPieces()
                     let piece = min(input.count - used, 65_536)
                     var data = SRC_DATA()
                     data.data_in = input.baseAddress! + used
@@ -39,7 +42,7 @@ enum Resampler {
             }
         }
         guard code == 0 else {
-            throw MetronomeError(.software, "libsamplerate failed: \(String(cString: src_strerror(code)))")
+            throw SoundError(.failed, "libsamplerate failed: \(String(cString: src_strerror(code)))")
         }
         output.removeLast(output.count - generated)
         return output

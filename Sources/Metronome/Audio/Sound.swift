@@ -14,9 +14,9 @@ public struct Sound: Sendable, Equatable {
     public var peak: Float { samples.reduce(0) { max($0, abs($1)) } }
 
     /// The sound at another rate, converted with libsamplerate.
-    public func converted(to target: SampleRate) throws(MetronomeError) -> Sound {
+    public func converted(to target: SampleRate, betweenPieces: () -> Void = {}) throws(SoundError) -> Sound {
         guard target != rate else { return self }
-        return Sound(samples: try Resampler.convert(samples, from: rate.framesPerSecond, to: target.framesPerSecond), rate: target)
+        return Sound(samples: try Resampler.convert(samples, from: rate.framesPerSecond, to: target.framesPerSecond, betweenPieces: betweenPieces), rate: target)
     }
 
     /// The longest sound a click may be: longer is surely the wrong file.
@@ -34,8 +34,8 @@ public struct Sound: Sendable, Equatable {
     /// converted, is longer than a minute, or holds samples that are not numbers.
     /// A pipe or FIFO is read into memory first (and never waited on for ever);
     /// a file is read for what it really holds, whatever its header claims.
-    public static func load(contentsOf path: String, rate target: SampleRate) throws(MetronomeError) -> Sound {
-        func failure(_ text: String) -> MetronomeError { MetronomeError(.noInput, "sound file '\(path)' \(text)") }
+    public static func load(contentsOf path: String, rate target: SampleRate, betweenPieces: () -> Void = {}) throws(SoundError) -> Sound {
+        func failure(_ text: String) -> SoundError { SoundError(.unreadable, "sound file '\(path)' \(text)") }
         if access(path, F_OK) != 0 { throw failure("does not exist") }
         if access(path, R_OK) != 0 { throw failure("cannot be read: \(String(cString: strerror(errno)))") }
         var isDirectory = stat()
@@ -45,7 +45,7 @@ public struct Sound: Sendable, Equatable {
             if FileContents.isStream(path) {
                 let bytes: [UInt8]
                 do {
-                    bytes = try FileContents.read(path, limit: streamLimit)
+                    bytes = try FileContents.read(path, limit: streamLimit, whileWaiting: betweenPieces)
                 } catch {
                     throw failure("cannot be read: \(error.message)")
                 }
@@ -53,7 +53,7 @@ public struct Sound: Sendable, Equatable {
             } else {
                 file = try SoundFile.open(reading: path)
             }
-        } catch let error as MetronomeError {
+        } catch let error as SoundError {
             throw error
         } catch let error as SoundFileError {
             throw failure("is not audio libsndfile can read: \(error.message)")
@@ -84,7 +84,7 @@ public struct Sound: Sendable, Equatable {
                 }
                 interleaved.append(contentsOf: buffer[0..<(count * channels)])
             }
-        } catch let error as MetronomeError {
+        } catch let error as SoundError {
             throw error
         } catch let error as SoundFileError {
             throw failure("cannot be read: \(error.message)")
@@ -100,14 +100,14 @@ public struct Sound: Sendable, Equatable {
             for channel in 0..<channels { sum += interleaved[frame * channels + channel] }
             mono[frame] = sum * scale
         }
-        return try Sound(samples: mono, rate: sourceRate).converted(to: target)
+        return try Sound(samples: mono, rate: sourceRate).converted(to: target, betweenPieces: betweenPieces)
     }
 }
 
 extension Sound {
     /// Writes the sound as a mono file in `format` (the container from the
     /// path's extension), replacing any file there.
-    public func write(to path: String, format: OutputFormat) throws(MetronomeError) {
+    public func write(to path: String, format: OutputFormat) throws(SoundError) {
         let file: SoundFile
         do {
             file = try SoundFile.create(writing: path, format: format.libsndfileFormat(frames: Int64(samples.count)),
@@ -117,7 +117,7 @@ extension Sound {
             }
             try file.close()
         } catch {
-            throw MetronomeError(.cannotCreate, "cannot write '\(path)': \(error.message)")
+            throw SoundError(.unwritable, "cannot write '\(path)': \(error.message)")
         }
     }
 }

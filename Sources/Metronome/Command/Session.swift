@@ -3,7 +3,7 @@ import Glibc
 /// One run of the metronome: playing live, or rendering a file.
 public enum Session {
     /// Runs `settings` to the end and returns the exit status; user errors are thrown.
-    public static func run(_ settings: Settings) throws(MetronomeError) -> Int32 {
+    public static func run(_ settings: Settings) throws -> Int32 {
         let signals = TerminationSignals()
         if let output = settings.output, let format = settings.outputFormat {
             return try render(settings, to: output, format: format, signals: signals)
@@ -11,7 +11,7 @@ public enum Session {
         return try play(settings, signals: signals)
     }
 
-    static func render(_ settings: Settings, to output: String, format: OutputFormat, signals: TerminationSignals) throws(MetronomeError) -> Int32 {
+    static func render(_ settings: Settings, to output: String, format: OutputFormat, signals: TerminationSignals) throws -> Int32 {
         let sounds = try loadSounds(settings, rate: settings.rate)
         let (track, feeder, expectedEnd) = makeTrack(settings, sounds: sounds, rate: settings.rate)
         // Only a trace reads the logs (their rings are written through when made: 2.6 MB for nothing otherwise).
@@ -46,17 +46,13 @@ public enum Session {
                     feeder?.feed()
                     return signals.takeStop()
                 }, created: openTrace)
-        } catch let error as MetronomeError {
-            throw error
         } catch FileRenderer.Interruption.signal(let signal) {
             return TerminationSignals.exitStatus(for: signal)
-        } catch {
-            throw MetronomeError(.software, "\(error)")
         }
         return 0
     }
 
-    static func play(_ settings: Settings, signals: TerminationSignals) throws(MetronomeError) -> Int32 {
+    static func play(_ settings: Settings, signals: TerminationSignals) throws -> Int32 {
         // Check the sounds before touching the device.
         var sounds = try loadSounds(settings, rate: settings.rate)
         let memoryLocked = RealTimeScheduling.lockMemory()
@@ -134,9 +130,10 @@ public enum Session {
         return (track, feeder, plan.endFrame(beats: beats))
     }
 
-    static func loadSounds(_ settings: Settings, rate: SampleRate) throws(MetronomeError) -> ClickSounds {
+    static func loadSounds(_ settings: Settings, rate: SampleRate) throws -> ClickSounds {
         try SoundLibrary.load(beat: settings.beatSound, bell: settings.bellSound, subdivision: settings.subdivisionSound,
-                              polyrhythm: settings.polyrhythmSound, rhythm: settings.rhythm, rate: rate)
+                              polyrhythm: settings.polyrhythmSound, rhythm: settings.rhythm, rate: rate,
+                              betweenPieces: TerminationSignals.endIfAStopIsPending)
     }
 
     /// What the device granted, for `--verbose`: `device 'default': buffer 4096 frames (85.3 ms), periods of 1024 at 48000 Hz`.

@@ -37,7 +37,7 @@ public struct FileRenderer {
     public func render(_ track: ClickTrack, expectedFrames: Int64? = nil,
                        interrupted: () throws -> Int32? = { nil }, created: () throws -> Void = {}) throws -> Int64 {
         guard let endFrame = track.endFrame ?? expectedFrames else {
-            throw MetronomeError.usage("--output needs a length: add --bars N or --duration T")
+            throw RenderError.badRequest("--output needs a length: add --bars N or --duration T")
         }
         try format.check(frames: endFrame, path: path)
         let target = OutputTarget(path: path)
@@ -53,7 +53,7 @@ public struct FileRenderer {
             file = try SoundFile.create(descriptor: temporary.descriptor, format: format.libsndfileFormat(frames: endFrame),
                                         channels: 1, rate: track.schedule.rate.framesPerSecond)
         } catch {
-            throw MetronomeError(.cannotCreate, "cannot write '\(path)': \(error.message)")
+            throw RenderError(.cannotCreate, "cannot write '\(path)': \(error.message)")
         }
 
         let floats = UnsafeMutablePointer<Float>.allocate(capacity: Self.blockFrames)
@@ -80,7 +80,7 @@ public struct FileRenderer {
         } catch let error as SoundFileError {
             // libsndfile says "Unspecified internal error" where the disk said more.
             let diskFailed = [ENOSPC, EDQUOT, EIO, EFBIG].contains(errno)
-            throw MetronomeError(.ioError, "cannot write '\(path)': \(diskFailed ? String(cString: strerror(errno)) : error.message)")
+            throw RenderError(.writeFailed, "cannot write '\(path)': \(diskFailed ? String(cString: strerror(errno)) : error.message)")
         }
         try temporary.commit(as: path)
         keep = true

@@ -22,14 +22,14 @@ public struct OutputFormat: Equatable, Sendable {
     ]
 
     /// The format for `path`, from its extension (case-insensitive).
-    public init(path: String, sampleFormat: SampleFormat) throws(MetronomeError) {
+    public init(path: String, sampleFormat: SampleFormat) throws(RenderError) {
         let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex,
               let container = Self.extensions[name[name.index(after: dot)...].lowercased()] else {
-            throw .usage("output '\(path)' has no known extension: use .wav, .flac, .ogg or .aiff")
+            throw .badRequest("output '\(path)' has no known extension: use .wav, .flac, .ogg or .aiff")
         }
         if sampleFormat == .float, container == .flac || container == .ogg {
-            throw .usage("--format float is for .wav and .aiff output; \(container.rawValue) cannot hold float samples")
+            throw .badRequest("--format float is for .wav and .aiff output; \(container.rawValue) cannot hold float samples")
         }
         self.container = container
         self.sampleFormat = sampleFormat
@@ -71,15 +71,15 @@ public struct OutputFormat: Equatable, Sendable {
 
     /// Refuses a length the format cannot hold: AIFF's chunk sizes are 32 bits
     /// (4 GB), FLAC counts at most 2^36 frames. WAV turns into RF64 past 4 GB.
-    func check(frames: Int64, path: String) throws(MetronomeError) {
+    func check(frames: Int64, path: String) throws(RenderError) {
         switch container {
         case .aiff:
             if let bytes = dataBytes(frames: frames), bytes > Self.riffDataLimit {
-                throw .usage("'\(path)' would hold \(ByteCount(bytes)) of audio; AIFF holds at most 4 GB: use .wav (RF64 past 4 GB) or .flac")
+                throw .badRequest("'\(path)' would hold \(ByteCount(bytes)) of audio; AIFF holds at most 4 GB: use .wav (RF64 past 4 GB) or .flac")
             }
         case .flac:
             if frames > Self.flacFrameLimit {
-                throw .usage("'\(path)' would hold \(frames) frames; FLAC counts at most 2^36: use .wav (RF64) or a shorter length")
+                throw .badRequest("'\(path)' would hold \(frames) frames; FLAC counts at most 2^36: use .wav (RF64) or a shorter length")
             }
         case .wav, .ogg:
             break

@@ -14,22 +14,22 @@ struct OutputTarget {
 
     /// Refuses to replace a read-only file (no write permission bit, as `ls -l`
     /// shows it, even for root) unless `force`, as `cp -i` and `mv -i` users expect.
-    func checkReplaceable(force: Bool) throws(MetronomeError) {
+    func checkReplaceable(force: Bool) throws(RenderError) {
         var status = stat()
         guard !force, stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return }
         if status.st_mode & 0o222 == 0 || access(path, W_OK) != 0 {
-            throw MetronomeError(.cannotCreate, "'\(path)' is read-only: use --force to replace it")
+            throw RenderError(.cannotCreate, "'\(path)' is read-only: use --force to replace it")
         }
     }
 
     /// Refuses a file of `bytes` bytes that its disk cannot hold (`statvfs`).
-    func checkRoom(for bytes: Int64) throws(MetronomeError) {
+    func checkRoom(for bytes: Int64) throws(RenderError) {
         var disk = statvfs()
         guard statvfs(directory, &disk) == 0 else { return }
         let room = UInt64(disk.f_bavail).multipliedReportingOverflow(by: UInt64(disk.f_frsize))
         let free = room.overflow ? Int64.max : Int64(clamping: room.partialValue)
         if bytes > free {
-            throw MetronomeError(.cannotCreate, "'\(path)' would take \(ByteCount(bytes)) but its disk has \(ByteCount(free)) free")
+            throw RenderError(.cannotCreate, "'\(path)' would take \(ByteCount(bytes)) but its disk has \(ByteCount(free)) free")
         }
     }
 }

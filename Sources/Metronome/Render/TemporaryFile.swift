@@ -15,7 +15,7 @@ final class TemporaryFile {
 
     /// Creates `.NAME.XXXXXX.part` in the directory of `target` with `mkstemps`;
     /// NAME is cut to keep the hidden name within `NAME_MAX` (255 bytes).
-    init(beside target: String) throws(MetronomeError) {
+    init(beside target: String) throws(RenderError) {
         let bytes = Array(target.utf8)
         let slash = bytes.lastIndex(of: UInt8(ascii: "/"))
         let directoryBytes = slash.map { Array(bytes[...$0]) } ?? []
@@ -30,7 +30,7 @@ final class TemporaryFile {
             $0.withMemoryRebound(to: CChar.self) { mkstemps($0.baseAddress!, 5) }
         }
         guard descriptor >= 0 else {
-            throw MetronomeError(.cannotCreate, "cannot create '\(target)': \(String(cString: strerror(errno)))")
+            throw RenderError(.cannotCreate, "cannot create '\(target)': \(String(cString: strerror(errno)))")
         }
         // mkstemps makes the file 0600; give it the mode a new file normally gets.
         let mask = umask(0)
@@ -43,22 +43,22 @@ final class TemporaryFile {
 
     /// Syncs the finished file to disk, renames it to `target` and syncs the
     /// directory, so the file is there whole after a crash or a power cut.
-    func commit(as target: String) throws(MetronomeError) {
-        func failed(_ exit: SysExit, _ what: String) -> MetronomeError {
+    func commit(as target: String) throws(RenderError) {
+        func failed(_ kind: RenderError.Kind, _ what: String) -> RenderError {
             let reason = String(cString: strerror(errno))
             remove()
-            return MetronomeError(exit, "cannot \(what) '\(target)': \(reason)")
+            return RenderError(kind, "cannot \(what) '\(target)': \(reason)")
         }
-        guard fsync(descriptor) == 0 else { throw failed(.ioError, "write") }
+        guard fsync(descriptor) == 0 else { throw failed(.writeFailed, "write") }
         closed = true
-        guard close(descriptor) == 0 else { throw failed(.ioError, "write") }
+        guard close(descriptor) == 0 else { throw failed(.writeFailed, "write") }
         guard rename(path, target) == 0 else { throw failed(.cannotCreate, "create") }
         removed = true
         let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directoryDescriptor >= 0 {
             defer { close(directoryDescriptor) }
             guard fsync(directoryDescriptor) == 0 else {
-                throw MetronomeError(.ioError, "cannot write '\(target)': \(String(cString: strerror(errno)))")
+                throw RenderError(.writeFailed, "cannot write '\(target)': \(String(cString: strerror(errno)))")
             }
         }
     }

@@ -8,7 +8,7 @@ public struct BeatPattern: Hashable, Sendable, BitwiseCopyable, CustomStringConv
     public let rests: UInt32
 
     /// Parses `X`, `x` and `.`; `beatsPerBar` is the length it must have.
-    public init(parsing text: String, beatsPerBar: Int) throws(MetronomeError) {
+    public init(parsing text: String, beatsPerBar: Int) throws(TimingError) {
         // Characters, not bytes: `é` is one beat and is named as itself.
         let characters = Array(text.trimmingSpaces)
         var accents: UInt32 = 0, rests: UInt32 = 0
@@ -18,11 +18,11 @@ public struct BeatPattern: Hashable, Sendable, BitwiseCopyable, CustomStringConv
             case "x": break
             case ".": rests |= 1 << UInt32(index)
             default:
-                throw .usage("pattern '\(text)' has '\(character)' at beat \(index + 1): use X (bell), x (beat) or . (silent), one a beat")
+                throw .badValue("pattern '\(text)' has '\(character)' at beat \(index + 1): use X (bell), x (beat) or . (silent), one a beat")
             }
         }
         guard characters.count == beatsPerBar else {
-            throw .usage("pattern '\(text)' has \(characters.count) beat\(characters.count == 1 ? "" : "s") but the bar has \(beatsPerBar): give one character a beat")
+            throw .badValue("pattern '\(text)' has \(characters.count) beat\(characters.count == 1 ? "" : "s") but the bar has \(beatsPerBar): give one character a beat")
         }
         self.beats = beatsPerBar
         self.accents = accents

@@ -56,22 +56,10 @@ public struct TempoMap: Sendable, Equatable {
         entries.firstIndex { $0.label == label }
     }
 
-    /// Reads and parses the map at `path`: a missing file is exit 66, a
-    /// malformed one `path:line:column: what is wrong` and exit 65.
-    public init(contentsOf path: String) throws(MetronomeError) {
-        let bytes: [UInt8]
-        do {
-            bytes = try FileContents.read(path)
-        } catch {
-            throw MetronomeError(.noInput, "cannot read tempo map '\(path)': \(error.message)")
-        }
-        try self.init(parsing: bytes, name: path)
-    }
-
     /// Parses the bytes of a map; `name` starts every error message. Lines
     /// end in LF or CRLF (as Windows writes them); a UTF-8 byte-order mark
     /// at the start is skipped.
-    public init(parsing bytes: [UInt8], name: String) throws(MetronomeError) {
+    public init(parsing bytes: [UInt8], name: String) throws(TimingError) {
         let lines = try Self.lines(of: bytes, name: name)
         var entries: [Entry] = []
         var labels: Set<String> = []
@@ -80,7 +68,7 @@ public struct TempoMap: Sendable, Equatable {
             guard let entry = try parser.parse() else { continue }
             if let label = entry.label {
                 guard labels.insert(label).inserted else {
-                    throw MetronomeError(.dataError, "\(name):\(index + 1):1: label '\(label)' is used twice")
+                    throw TimingError(.malformed, "\(name):\(index + 1):1: label '\(label)' is used twice")
                 }
             }
             entries.append(entry)
@@ -90,18 +78,18 @@ public struct TempoMap: Sendable, Equatable {
         for (index, entry) in entries.enumerated() {
             seconds += entry.longestSeconds
             guard seconds <= TempoMap.longestSeconds else {
-                throw MetronomeError(.dataError, "\(name):\(index + 1):1: the map up to here lasts more than a week")
+                throw TimingError(.malformed, "\(name):\(index + 1):1: the map up to here lasts more than a week")
             }
         }
         guard !entries.isEmpty else {
-            throw MetronomeError(.dataError, "\(name):\(lines.count):1: the tempo map has no entries: write e.g. '8 120' for 8 bars at 120")
+            throw TimingError(.malformed, "\(name):\(lines.count):1: the tempo map has no entries: write e.g. '8 120' for 8 bars at 120")
         }
         self.entries = entries
     }
 
     /// The text of each line, without its LF or CRLF; a malformed file is
     /// exit 65 at the line and column (in characters) where it goes wrong.
-    private static func lines(of bytes: [UInt8], name: String) throws(MetronomeError) -> [String] {
+    private static func lines(of bytes: [UInt8], name: String) throws(TimingError) -> [String] {
         var text = bytes[...]
         let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
         if text.starts(with: byteOrderMark) { text = text.dropFirst(byteOrderMark.count) }
@@ -118,13 +106,13 @@ public struct TempoMap: Sendable, Equatable {
             }
             if byte == 0x0D, index + 1 == text.endIndex || text[index + 1] != 0x0A {
                 guard text.contains(0x0A) else {
-                    throw MetronomeError(.dataError, "\(name):1:1: lines end in CR only (old Mac text): save with LF or CRLF line endings")
+                    throw TimingError(.malformed, "\(name):1:1: lines end in CR only (old Mac text): save with LF or CRLF line endings")
                 }
-                throw MetronomeError(.dataError, "\(name):\(lines.count + 1):\(column): a CR that ends no line: save with LF or CRLF line endings")
+                throw TimingError(.malformed, "\(name):\(lines.count + 1):\(column): a CR that ends no line: save with LF or CRLF line endings")
             }
             // Text: no NUL and no control characters but tab and the line ends.
             if byte == 0 || (byte < 0x20 && byte != 0x09 && byte != 0x0D) || byte == 0x7F {
-                throw MetronomeError(.dataError, "\(name):\(lines.count + 1):\(column): not a text file (byte 0x\(String(byte, radix: 16)))")
+                throw TimingError(.malformed, "\(name):\(lines.count + 1):\(column): not a text file (byte 0x\(String(byte, radix: 16)))")
             }
             // A column is a character: UTF-8 continuation bytes do not start one.
             if byte & 0xC0 != 0x80 { column += 1 }
@@ -133,9 +121,9 @@ public struct TempoMap: Sendable, Equatable {
         return lines
     }
 
-    private static func line(_ bytes: ArraySlice<UInt8>, number: Int, name: String) throws(MetronomeError) -> String {
+    private static func line(_ bytes: ArraySlice<UInt8>, number: Int, name: String) throws(TimingError) -> String {
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw MetronomeError(.dataError, "\(name):\(number):1: not a text file (not UTF-8)")
+            throw TimingError(.malformed, "\(name):\(number):1: not a text file (not UTF-8)")
         }
         return text
     }
@@ -168,11 +156,11 @@ private struct EntryParser {
         if let (from, at) = start { words.append((content[from...], at)) }
     }
 
-    private func error(_ column: Int, _ message: String) -> MetronomeError {
-        MetronomeError(.dataError, "\(name):\(number):\(column): \(message)")
+    private func error(_ column: Int, _ message: String) -> TimingError {
+        TimingError(.malformed, "\(name):\(number):\(column): \(message)")
     }
 
-    mutating func parse() throws(MetronomeError) -> TempoMap.Entry? {
+    mutating func parse() throws(TimingError) -> TempoMap.Entry? {
         guard !words.isEmpty else { return nil }
         var next = 0
         var label: String?
@@ -236,7 +224,7 @@ private struct EntryParser {
         return TempoMap.Entry(label: label, bars: bars, meter: meter, tempo: tempo, pattern: pattern, volume: volume)
     }
 
-    private func parseTempo(_ text: Substring, column: Int, beats: Int64) throws(MetronomeError) -> TempoMap.EntryTempo {
+    private func parseTempo(_ text: Substring, column: Int, beats: Int64) throws(TimingError) -> TempoMap.EntryTempo {
         if text.contains(",") {
             let parts = text.split(separator: ",", omittingEmptySubsequences: false)
             guard Int64(parts.count) == beats else {
@@ -258,7 +246,7 @@ private struct EntryParser {
         return .constant(try parseOne(text, column: column))
     }
 
-    private func parseOne(_ text: Substring, column: Int) throws(MetronomeError) -> Tempo {
+    private func parseOne(_ text: Substring, column: Int) throws(TimingError) -> Tempo {
         if text.hasPrefix("-") {
             throw error(column, "tempo '\(text)' is negative: give quarter notes a minute above 0, e.g. 120")
         }
