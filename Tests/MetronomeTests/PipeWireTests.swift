@@ -82,11 +82,7 @@ import Testing
             Issue.record("nothing recorded: \(stderr)")
             return
         }
-        let half = schedule.frame(ofClick: 1) / 2
-        let heard = found.map { onset -> (click: Int64, offset: Int64, bell: Bool) in
-            let click = schedule.firstClick(atOrAfter: onset.frame - first.frame - half)
-            return (click, onset.frame - first.frame - schedule.frame(ofClick: click), onset.value < 0)
-        }
+        let heard = clicksHeard(found, from: first, on: schedule)
         let clicks = heard.map(\.click)
         let dropped = Array(Set(0...23).subtracting(clicks)).sorted()
         #expect(clicks == clicks.sorted() && Set(clicks).count == clicks.count, "\(heard)")

@@ -265,11 +265,7 @@ final class JackLoopback {
                 Issue.record("nothing recorded: \(stderr)")
                 return
             }
-            let half = schedule.frame(ofClick: 1) / 2
-            let heard = found.map { onset -> (click: Int64, offset: Int64, bell: Bool) in
-                let click = schedule.firstClick(atOrAfter: onset.frame - first.frame - half)
-                return (click, onset.frame - first.frame - schedule.frame(ofClick: click), onset.value < 0)
-            }
+            let heard = clicksHeard(found, from: first, on: schedule)
             // The harness on a loaded machine, not the metronome: the clicks before the stall are off.
             if heard.prefix(while: { $0.click <= 4 }).contains(where: { $0.offset != 0 }), attempt < 2 { continue }
 

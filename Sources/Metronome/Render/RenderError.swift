@@ -1,24 +1,16 @@
 /// A click track that cannot be rendered to its file: asked for wrongly, its
 /// file not creatable, or the writing failed midway. One line naming the file.
-public struct RenderError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable {
-        /// What was asked cannot be rendered (a format the name does not give, no length).
-        case badRequest
-        /// The file cannot be made (no directory, read-only, no room).
-        case cannotCreate
-        /// Writing failed after it began (a full disk, an I/O error).
-        case writeFailed
-    }
+public typealias RenderError = LayerError<RenderFailure>
 
-    public let kind: Kind
-    public let message: String
+public enum RenderFailure: Sendable, Equatable {
+    /// What was asked cannot be rendered (a format the name does not give, no length).
+    case badRequest
+    /// The file cannot be made (no directory, read-only, no room).
+    case cannotCreate
+    /// Writing failed after it began (a full disk, an I/O error).
+    case writeFailed
+}
 
-    public init(_ kind: Kind, _ message: String) {
-        self.kind = kind
-        self.message = message
-    }
-
-    public var description: String { message }
-
+extension LayerError where Kind == RenderFailure {
     public static func badRequest(_ message: String) -> RenderError { RenderError(.badRequest, message) }
 }

@@ -44,7 +44,7 @@ final class TemporaryFile {
     /// Syncs the finished file to disk, renames it to `target` and syncs the
     /// directory, so the file is there whole after a crash or a power cut.
     func commit(as target: String) throws(RenderError) {
-        func failed(_ kind: RenderError.Kind, _ what: String) -> RenderError {
+        func failed(_ kind: RenderFailure, _ what: String) -> RenderError {
             let reason = String(cString: strerror(errno))
             remove()
             return RenderError(kind, "cannot \(what) '\(target)': \(reason)")
