@@ -51,6 +51,25 @@ import Testing
         #expect(error?.message.hasPrefix(message) == true, "\(String(describing: error))")
     }
 
+    @Test func aPerBeatListReadsEachTempoAsALoneTempoIsRead() throws {
+        let spellings = ["120", "092.5", "5.", "100.125", "1000", "1000.000", "1.2340", "60.0", "1", "999.999"]
+        let map = try parseMap("5 2/4 " + spellings.joined(separator: ","))
+        #expect(map.entries[0].tempo == .perBeat(try spellings.map { try Tempo(parsing: $0) }))
+        // A tempo the list cannot take: the message a lone tempo gets, at its own column.
+        for bad in ["0.5", "1001", "-3", "1.2345", "1e3", "12a", "1000.001", "0"] {
+            let alone = message { _ = try parseMap("1 \(bad)") }
+            let inList = message { _ = try parseMap("1 120,\(bad),130,140") }
+            #expect(alone?.hasPrefix("map.txt:1:3: ") == true && inList == alone.map { "map.txt:1:7: " + $0.dropFirst(13) },
+                    "\(bad): \(inList ?? "nil")")
+        }
+        #expect(message { _ = try parseMap("1 120,,130,140") }?.hasPrefix("map.txt:1:7: '' is not a tempo") == true)
+    }
+
+    private func message(_ body: () throws -> Void) -> String? {
+        do { try body() } catch let error as MetronomeError { return error.message } catch { return "\(error)" }
+        return nil
+    }
+
     @Test func aCROnlyMapIsRefusedWithAMessageThatSaysSo() {
         let error = failure("intro: 2 120\r4 3/4 90\r")
         #expect(error == MetronomeError(.dataError, "map.txt:1:1: lines end in CR only (old Mac text): save with LF or CRLF line endings"))

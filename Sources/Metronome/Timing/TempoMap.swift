@@ -153,6 +153,23 @@ private struct EntryParser {
         self.number = number
         let content = line.firstIndex(of: "#").map { line[..<$0] } ?? line
         words = []
+        // ASCII (a long per-beat list): a byte is a column, and splitting by bytes is quick.
+        if content.utf8.allSatisfy({ $0 < 0x80 }) {
+            var start: Substring.UTF8View.Index?
+            let bytes = content.utf8
+            for index in bytes.indices {
+                let byte = bytes[index]
+                let blank = byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+                if blank, let from = start {
+                    words.append((content[from..<index], bytes.distance(from: bytes.startIndex, to: from) + 1))
+                    start = nil
+                } else if !blank, start == nil {
+                    start = index
+                }
+            }
+            if let from = start { words.append((content[from...], bytes.distance(from: bytes.startIndex, to: from) + 1)) }
+            return
+        }
         var column = 1
         var start: (Substring.Index, Int)?
         for index in content.indices {
@@ -237,15 +254,21 @@ private struct EntryParser {
     }
 
     private func parseTempo(_ text: Substring, column: Int, beats: Int64) throws(MetronomeError) -> TempoMap.EntryTempo {
-        if text.contains(",") {
-            let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        if text.utf8.contains(UInt8(ascii: ",")) {
+            let parts = text.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
             guard Int64(parts.count) == beats else {
                 throw error(column, "\(parts.count) tempos for \(beats) beats: a comma list gives one tempo for each beat of the entry")
             }
             var tempos: [Tempo] = []
+            tempos.reserveCapacity(parts.count)
             var offset = 0
-            for part in parts {
-                tempos.append(try parseOne(part, column: column + offset))
+            for bytes in parts {
+                let part = Substring(bytes)
+                if let tempo = Self.plainTempo(bytes) {
+                    tempos.append(tempo)
+                } else {
+                    tempos.append(try parseOne(part, column: column + offset))
+                }
                 offset += part.count + 1
             }
             return .perBeat(tempos)
@@ -256,6 +279,25 @@ private struct EntryParser {
             return first == second ? .constant(first) : .ramp(first, second)
         }
         return .constant(try parseOne(text, column: column))
+    }
+
+    /// A tempo written plainly, `[0-9]+(.[0-9]{0,3})?` within 1 to 1000, read
+    /// straight from its bytes (a list of a million beats); nil for anything
+    /// else, which `parseOne` reads or explains.
+    private static func plainTempo(_ bytes: Substring.UTF8View.SubSequence) -> Tempo? {
+        var milli: Int64 = 0, places = -1
+        for byte in bytes {
+            if byte == UInt8(ascii: "."), places < 0 {
+                places = 0
+                continue
+            }
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), places < 3, milli < 1 << 40 else { return nil }
+            milli = milli * 10 + Int64(byte - UInt8(ascii: "0"))
+            if places >= 0 { places += 1 }
+        }
+        guard !bytes.isEmpty, !(places == 0 && bytes.count == 1) else { return nil }
+        for _ in max(places, 0)..<3 { milli *= 10 }
+        return Tempo(millibeatsPerMinute: milli)
     }
 
     private func parseOne(_ text: Substring, column: Int) throws(MetronomeError) -> Tempo {
