@@ -151,25 +151,33 @@ private struct EntryParser {
     init(line: Substring, number: Int, name: String) {
         self.name = name
         self.number = number
-        let content = line.firstIndex(of: "#").map { line[..<$0] } ?? line
-        words = []
-        // ASCII (a long per-beat list): a byte is a column, and splitting by bytes is quick.
-        if content.utf8.allSatisfy({ $0 < 0x80 }) {
-            var start: Substring.UTF8View.Index?
-            let bytes = content.utf8
-            for index in bytes.indices {
-                let byte = bytes[index]
+        // ASCII (a long per-beat list): a byte is a column, and the words are found in the bytes.
+        var bytes = line
+        let (ascii, spans) = bytes.withUTF8 { buffer in
+            let end = buffer.firstIndex(of: UInt8(ascii: "#")) ?? buffer.count
+            var spans: [Range<Int>] = []
+            // A mark after the `#` would make one character of them.
+            if end + 1 < buffer.count, buffer[end + 1] >= 0x80 { return (false, spans) }
+            var start: Int?
+            for index in 0...end {
+                let byte = index < end ? buffer[index] : UInt8(ascii: " ")
+                if byte >= 0x80 { return (false, spans) }
                 let blank = byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
                 if blank, let from = start {
-                    words.append((content[from..<index], bytes.distance(from: bytes.startIndex, to: from) + 1))
+                    spans.append(from..<index)
                     start = nil
                 } else if !blank, start == nil {
                     start = index
                 }
             }
-            if let from = start { words.append((content[from...], bytes.distance(from: bytes.startIndex, to: from) + 1)) }
-            return
+            return (true, spans)
         }
+        let utf8 = line.utf8
+        func index(_ offset: Int) -> Substring.Index { utf8.index(utf8.startIndex, offsetBy: offset) }
+        words = ascii ? spans.map { (line[index($0.lowerBound)..<index($0.upperBound)], $0.lowerBound + 1) } : []
+        if ascii { return }
+        // Else by characters.
+        let content = line.firstIndex(of: "#").map { line[..<$0] } ?? line
         var column = 1
         var start: (Substring.Index, Int)?
         for index in content.indices {
@@ -211,7 +219,7 @@ private struct EntryParser {
         next += 1
 
         var meter = Meter.common
-        if next < words.count, words[next].text.contains("/") {
+        if next < words.count, words[next].text.utf8.contains(UInt8(ascii: "/")) {
             do {
                 meter = try Meter(parsing: String(words[next].text))
             } catch {
@@ -255,20 +263,15 @@ private struct EntryParser {
 
     private func parseTempo(_ text: Substring, column: Int, beats: Int64) throws(MetronomeError) -> TempoMap.EntryTempo {
         if text.utf8.contains(UInt8(ascii: ",")) {
-            let parts = text.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+            if let tempos = Self.plainTempos(text, count: beats) { return .perBeat(tempos) }
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false)
             guard Int64(parts.count) == beats else {
                 throw error(column, "\(parts.count) tempos for \(beats) beats: a comma list gives one tempo for each beat of the entry")
             }
             var tempos: [Tempo] = []
-            tempos.reserveCapacity(parts.count)
             var offset = 0
-            for bytes in parts {
-                let part = Substring(bytes)
-                if let tempo = Self.plainTempo(bytes) {
-                    tempos.append(tempo)
-                } else {
-                    tempos.append(try parseOne(part, column: column + offset))
-                }
+            for part in parts {
+                tempos.append(try parseOne(part, column: column + offset))
                 offset += part.count + 1
             }
             return .perBeat(tempos)
@@ -281,23 +284,35 @@ private struct EntryParser {
         return .constant(try parseOne(text, column: column))
     }
 
-    /// A tempo written plainly, `[0-9]+(.[0-9]{0,3})?` within 1 to 1000, read
-    /// straight from its bytes (a list of a million beats); nil for anything
-    /// else, which `parseOne` reads or explains.
-    private static func plainTempo(_ bytes: Substring.UTF8View.SubSequence) -> Tempo? {
-        var milli: Int64 = 0, places = -1
-        for byte in bytes {
-            if byte == UInt8(ascii: "."), places < 0 {
-                places = 0
-                continue
+    /// A list of `count` tempos each written plainly, `[0-9]+(.[0-9]{0,3})?`
+    /// within 1 to 1000, read straight from its bytes (a list of a million
+    /// beats); nil for anything else, which `parseOne` reads or explains.
+    private static func plainTempos(_ text: Substring, count: Int64) -> [Tempo]? {
+        var text = text
+        return text.withUTF8 { buffer -> [Tempo]? in
+            var tempos: [Tempo] = []
+            tempos.reserveCapacity(Int(count))
+            var milli: Int64 = 0, places = -1, length = 0
+            for index in 0...buffer.count {
+                let byte = index < buffer.count ? buffer[index] : UInt8(ascii: ",")
+                if byte == UInt8(ascii: ",") {
+                    guard length > 0, !(places == 0 && length == 1), tempos.count < count else { return nil }
+                    for _ in max(places, 0)..<3 { milli *= 10 }
+                    guard let tempo = Tempo(millibeatsPerMinute: milli) else { return nil }
+                    tempos.append(tempo)
+                    (milli, places, length) = (0, -1, 0)
+                } else if byte == UInt8(ascii: "."), places < 0 {
+                    places = 0
+                    length += 1
+                } else {
+                    guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), places < 3, milli < 1 << 40 else { return nil }
+                    milli = milli * 10 + Int64(byte - UInt8(ascii: "0"))
+                    if places >= 0 { places += 1 }
+                    length += 1
+                }
             }
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), places < 3, milli < 1 << 40 else { return nil }
-            milli = milli * 10 + Int64(byte - UInt8(ascii: "0"))
-            if places >= 0 { places += 1 }
+            return tempos.count == count ? tempos : nil
         }
-        guard !bytes.isEmpty, !(places == 0 && bytes.count == 1) else { return nil }
-        for _ in max(places, 0)..<3 { milli *= 10 }
-        return Tempo(millibeatsPerMinute: milli)
     }
 
     private func parseOne(_ text: Substring, column: Int) throws(MetronomeError) -> Tempo {
