@@ -219,7 +219,7 @@ private struct EntryParser {
         next += 1
 
         var meter = Meter.common
-        if next < words.count, words[next].text.utf8.contains(UInt8(ascii: "/")) {
+        if next < words.count, Self.contains(UInt8(ascii: "/"), words[next].text) {
             do {
                 meter = try Meter(parsing: String(words[next].text))
             } catch {
@@ -262,7 +262,7 @@ private struct EntryParser {
     }
 
     private func parseTempo(_ text: Substring, column: Int, beats: Int64) throws(MetronomeError) -> TempoMap.EntryTempo {
-        if text.utf8.contains(UInt8(ascii: ",")) {
+        if Self.contains(UInt8(ascii: ","), text) {
             if let tempos = Self.plainTempos(text, count: beats) { return .perBeat(tempos) }
             let parts = text.split(separator: ",", omittingEmptySubsequences: false)
             guard Int64(parts.count) == beats else {
@@ -282,6 +282,12 @@ private struct EntryParser {
             return first == second ? .constant(first) : .ramp(first, second)
         }
         return .constant(try parseOne(text, column: column))
+    }
+
+    /// Whether `text` holds `byte`, looked for in its contiguous bytes (a word may be a million tempos long).
+    private static func contains(_ byte: UInt8, _ text: Substring) -> Bool {
+        var text = text
+        return text.withUTF8 { $0.contains(byte) }
     }
 
     /// A list of `count` tempos each written plainly, `[0-9]+(.[0-9]{0,3})?`
