@@ -45,10 +45,9 @@ struct LargeUInt: Equatable, Comparable, Sendable, CustomStringConvertible {
         for index in 0..<result.count - 1 {
             let a = index < lhs.words.count ? lhs.words[index] : 0
             let b = index < rhs.words.count ? rhs.words[index] : 0
-            let (sum, overflow1) = a.addingReportingOverflow(b)
-            let (total, overflow2) = sum.addingReportingOverflow(carry)
-            result[index] = total
-            carry = (overflow1 ? 1 : 0) + (overflow2 ? 1 : 0)
+            let sum = UInt128(a) + UInt128(b) + UInt128(carry)
+            result[index] = UInt64(truncatingIfNeeded: sum)
+            carry = UInt64(sum >> 64)
         }
         result[result.count - 1] = carry
         return LargeUInt(words: result)
@@ -75,11 +74,10 @@ struct LargeUInt: Equatable, Comparable, Sendable, CustomStringConvertible {
         for (i, a) in lhs.words.enumerated() {
             var carry: UInt64 = 0
             for (j, b) in rhs.words.enumerated() {
-                let (high, low) = a.multipliedFullWidth(by: b)
-                let (sum1, overflow1) = low.addingReportingOverflow(result[i + j])
-                let (sum2, overflow2) = sum1.addingReportingOverflow(carry)
-                result[i + j] = sum2
-                carry = high &+ (overflow1 ? 1 : 0) &+ (overflow2 ? 1 : 0)
+                // At most (2^64 - 1)^2 + 2 (2^64 - 1) = 2^128 - 1: no overflow.
+                let sum = UInt128(a) * UInt128(b) + UInt128(result[i + j]) + UInt128(carry)
+                result[i + j] = UInt64(truncatingIfNeeded: sum)
+                carry = UInt64(sum >> 64)
             }
             result[i + rhs.words.count] = carry
         }
