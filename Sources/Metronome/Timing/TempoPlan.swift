@@ -264,9 +264,7 @@ public struct TempoPlan: Sendable {
                     let schedule = ClickSchedule(quarterNoteTempo: tempo, meter: entry.meter, rate: rate)
                     position.advance(by: beats, of: schedule.framesPerClick)
                 case .perBeat(let tempos):
-                    var counts: [Tempo: Int64] = [:]
-                    for tempo in tempos[Int(beatInEntry)..<Int(beatInEntry + beats)] { counts[tempo, default: 0] += 1 }
-                    for (tempo, count) in counts {
+                    for (tempo, count) in Self.counted(tempos[Int(beatInEntry)..<Int(beatInEntry + beats)]) {
                         let schedule = ClickSchedule(quarterNoteTempo: tempo, meter: entry.meter, rate: rate)
                         position.advance(by: count, of: schedule.framesPerClick)
                     }
@@ -324,6 +322,29 @@ public struct TempoPlan: Sendable {
         let seconds = 240 / Double(entry.meter.noteValue) * beats / (last - first)
             * log1p((last - first) * Double(beat) / (beats * first))
         return seconds * Double(rate.framesPerSecond)
+    }
+
+    /// Each tempo of `tempos` once, with the number of beats at it, in the
+    /// order each first comes. A long list counts into a table of every
+    /// tempo there can be (a million thousandths of a bpm): no hashing.
+    static func counted(_ tempos: ArraySlice<Tempo>) -> [(tempo: Tempo, count: Int64)] {
+        var distinct: [Tempo] = []
+        guard tempos.count >= 4096 else {
+            var counts: [Tempo: Int64] = [:]
+            for tempo in tempos {
+                if counts[tempo] == nil { distinct.append(tempo) }
+                counts[tempo, default: 0] += 1
+            }
+            return distinct.map { ($0, counts[$0]!) }
+        }
+        let lowest = Tempo.range.lowerBound
+        var counts = [Int64](repeating: 0, count: Int(Tempo.range.upperBound - lowest) + 1)
+        for tempo in tempos {
+            let index = Int(tempo.millibeatsPerMinute - lowest)
+            if counts[index] == 0 { distinct.append(tempo) }
+            counts[index] += 1
+        }
+        return distinct.map { ($0, counts[Int($0.millibeatsPerMinute - lowest)]) }
     }
 
     /// Where the plan's beat `limit` falls (nil: where a plan that ends
