@@ -68,6 +68,15 @@ import Testing
         #expect(message { _ = try parseMap("é: 1 120,0,130,140") }?.hasPrefix("map.txt:1:10: tempo '0' is zero") == true)
     }
 
+    @Test func aLineThatIsNotUTF8IsNamedBeforeALaterByteThatIsNotText() {
+        // Line 2 is not UTF-8, line 3 holds a control character: line 2 is what the reader hears of.
+        let bytes: [UInt8] = Array("4 120\n".utf8) + [0x31, 0x20, 0xC3, 0x28, 0x0A] + Array("1 90\u{1}\n".utf8)
+        #expect(message { _ = try TempoMap(parsing: bytes, name: "map.txt") } == "map.txt:2:1: not a text file (not UTF-8)")
+        // In one line, the control character comes first: the line is never read as text.
+        let same: [UInt8] = Array("4 120\n".utf8) + [0xC3, 0x28, 0x01, 0x0A]
+        #expect(message { _ = try TempoMap(parsing: same, name: "map.txt") } == "map.txt:2:3: not a text file (byte 0x1)")
+    }
+
     private func message(_ body: () throws -> Void) -> String? {
         do { try body() } catch let error as MetronomeError { return error.message } catch { return "\(error)" }
         return nil

@@ -1,3 +1,5 @@
+import Glibc
+
 /// A tempo map in klick's format, so files written for klick work unchanged:
 ///
 ///     [label:] bars [beats/denom] tempo[-tempo2 | ,t2,t3,...] [pattern] [volume]
@@ -102,34 +104,41 @@ public struct TempoMap: Sendable, Equatable {
     /// The text of each line, without its LF or CRLF; a malformed file is
     /// exit 65 at the line and column (in characters) where it goes wrong.
     private static func lines(of bytes: [UInt8], name: String) throws(MetronomeError) -> [String] {
-        var text = bytes[...]
         let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
-        if text.starts(with: byteOrderMark) { text = text.dropFirst(byteOrderMark.count) }
-        var lines: [String] = []
-        var start = text.startIndex, column = 1
-        for index in text.indices {
-            let byte = text[index]
-            if byte == 0x0A {
-                let end = index > start && text[index - 1] == 0x0D ? index - 1 : index
-                lines.append(try line(text[start..<end], number: lines.count + 1, name: name))
-                start = index + 1
-                column = 1
-                continue
-            }
-            if byte == 0x0D, index + 1 == text.endIndex || text[index + 1] != 0x0A {
-                guard text.contains(0x0A) else {
-                    throw MetronomeError(.dataError, "\(name):1:1: lines end in CR only (old Mac text): save with LF or CRLF line endings")
+        let first = bytes.starts(with: byteOrderMark) ? byteOrderMark.count : 0
+        // Where each line lies, up to the first byte that is not text (and what is wrong there).
+        let (spans, failure) = bytes.withUnsafeBufferPointer { text -> ([Range<Int>], String?) in
+            var spans: [Range<Int>] = []
+            var start = first, column = 1
+            for index in first..<text.count {
+                let byte = text[index]
+                if byte == 0x0A {
+                    let end = index > start && text[index - 1] == 0x0D ? index - 1 : index
+                    spans.append(start..<end)
+                    start = index + 1
+                    column = 1
+                    continue
                 }
-                throw MetronomeError(.dataError, "\(name):\(lines.count + 1):\(column): a CR that ends no line: save with LF or CRLF line endings")
+                if byte == 0x0D, index + 1 == text.count || text[index + 1] != 0x0A {
+                    guard text[first...].contains(0x0A) else {
+                        return (spans, "\(name):1:1: lines end in CR only (old Mac text): save with LF or CRLF line endings")
+                    }
+                    return (spans, "\(name):\(spans.count + 1):\(column): a CR that ends no line: save with LF or CRLF line endings")
+                }
+                // Text: no NUL and no control characters but tab and the line ends.
+                if byte == 0 || (byte < 0x20 && byte != 0x09 && byte != 0x0D) || byte == 0x7F {
+                    return (spans, "\(name):\(spans.count + 1):\(column): not a text file (byte 0x\(String(byte, radix: 16)))")
+                }
+                // A column is a character: UTF-8 continuation bytes do not start one.
+                if byte & 0xC0 != 0x80 { column += 1 }
             }
-            // Text: no NUL and no control characters but tab and the line ends.
-            if byte == 0 || (byte < 0x20 && byte != 0x09 && byte != 0x0D) || byte == 0x7F {
-                throw MetronomeError(.dataError, "\(name):\(lines.count + 1):\(column): not a text file (byte 0x\(String(byte, radix: 16)))")
-            }
-            // A column is a character: UTF-8 continuation bytes do not start one.
-            if byte & 0xC0 != 0x80 { column += 1 }
+            spans.append(start..<text.count)
+            return (spans, nil)
         }
-        lines.append(try line(text[start...], number: lines.count + 1, name: name))
+        // The lines before the one that goes wrong are checked first, as they come.
+        var lines: [String] = []
+        for span in spans { lines.append(try line(bytes[span], number: lines.count + 1, name: name)) }
+        if let failure { throw MetronomeError(.dataError, failure) }
         return lines
     }
 
@@ -287,7 +296,10 @@ private struct EntryParser {
     /// Whether `text` holds `byte`, looked for in its contiguous bytes (a word may be a million tempos long).
     private static func contains(_ byte: UInt8, _ text: Substring) -> Bool {
         var text = text
-        return text.withUTF8 { $0.contains(byte) }
+        return text.withUTF8 { buffer in
+            guard let base = buffer.baseAddress else { return false }
+            return memchr(base, Int32(byte), buffer.count) != nil
+        }
     }
 
     /// A list of `count` tempos each written plainly, `[0-9]+(.[0-9]{0,3})?`
@@ -296,28 +308,31 @@ private struct EntryParser {
     private static func plainTempos(_ text: Substring, count: Int64) -> [Tempo]? {
         var text = text
         return text.withUTF8 { buffer -> [Tempo]? in
-            var tempos: [Tempo] = []
-            tempos.reserveCapacity(Int(count))
-            var milli: Int64 = 0, places = -1, length = 0
-            for index in 0...buffer.count {
-                let byte = index < buffer.count ? buffer[index] : UInt8(ascii: ",")
-                if byte == UInt8(ascii: ",") {
-                    guard length > 0, !(places == 0 && length == 1), tempos.count < count else { return nil }
-                    for _ in max(places, 0)..<3 { milli *= 10 }
-                    guard let tempo = Tempo(millibeatsPerMinute: milli) else { return nil }
-                    tempos.append(tempo)
-                    (milli, places, length) = (0, -1, 0)
-                } else if byte == UInt8(ascii: "."), places < 0 {
-                    places = 0
-                    length += 1
-                } else {
-                    guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), places < 3, milli < 1 << 40 else { return nil }
-                    milli = milli * 10 + Int64(byte - UInt8(ascii: "0"))
-                    if places >= 0 { places += 1 }
-                    length += 1
+            // The thousandths a tempo with `places` digits after its point is multiplied by.
+            let scale: [Int64] = [1000, 1000, 100, 10, 1]
+            var complete = true
+            let tempos = [Tempo](unsafeUninitializedCapacity: Int(count)) { tempos, made in
+                var milli: Int64 = 0, places = -1, length = 0
+                for index in 0...buffer.count {
+                    let byte = index < buffer.count ? buffer[index] : UInt8(ascii: ",")
+                    if byte == UInt8(ascii: ",") {
+                        guard length > 0, !(places == 0 && length == 1), made < tempos.count,
+                              let tempo = Tempo(millibeatsPerMinute: milli * scale[places + 1]) else { complete = false; return }
+                        tempos.initializeElement(at: made, to: tempo)
+                        made += 1
+                        (milli, places, length) = (0, -1, 0)
+                    } else if byte == UInt8(ascii: "."), places < 0 {
+                        places = 0
+                        length += 1
+                    } else {
+                        guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), places < 3, milli < 1 << 40 else { complete = false; return }
+                        milli = milli * 10 + Int64(byte - UInt8(ascii: "0"))
+                        if places >= 0 { places += 1 }
+                        length += 1
+                    }
                 }
             }
-            return tempos.count == count ? tempos : nil
+            return complete && tempos.count == count ? tempos : nil
         }
     }
 
