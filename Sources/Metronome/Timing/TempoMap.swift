@@ -109,28 +109,29 @@ public struct TempoMap: Sendable, Equatable {
         // Where each line lies, up to the first byte that is not text (and what is wrong there).
         let (spans, failure) = bytes.withUnsafeBufferPointer { text -> ([Range<Int>], String?) in
             var spans: [Range<Int>] = []
-            var start = first, column = 1
+            var start = first
+            // A column is a character: UTF-8 continuation bytes do not start one.
+            func column(_ index: Int) -> Int { 1 + text[start..<index].count { $0 & 0xC0 != 0x80 } }
             for index in first..<text.count {
                 let byte = text[index]
+                // Most bytes: text that is not a line's end.
+                if byte >= 0x20, byte != 0x7F { continue }
                 if byte == 0x0A {
                     let end = index > start && text[index - 1] == 0x0D ? index - 1 : index
                     spans.append(start..<end)
                     start = index + 1
-                    column = 1
                     continue
                 }
                 if byte == 0x0D, index + 1 == text.count || text[index + 1] != 0x0A {
                     guard text[first...].contains(0x0A) else {
                         return (spans, "\(name):1:1: lines end in CR only (old Mac text): save with LF or CRLF line endings")
                     }
-                    return (spans, "\(name):\(spans.count + 1):\(column): a CR that ends no line: save with LF or CRLF line endings")
+                    return (spans, "\(name):\(spans.count + 1):\(column(index)): a CR that ends no line: save with LF or CRLF line endings")
                 }
                 // Text: no NUL and no control characters but tab and the line ends.
                 if byte == 0 || (byte < 0x20 && byte != 0x09 && byte != 0x0D) || byte == 0x7F {
-                    return (spans, "\(name):\(spans.count + 1):\(column): not a text file (byte 0x\(String(byte, radix: 16)))")
+                    return (spans, "\(name):\(spans.count + 1):\(column(index)): not a text file (byte 0x\(String(byte, radix: 16)))")
                 }
-                // A column is a character: UTF-8 continuation bytes do not start one.
-                if byte & 0xC0 != 0x80 { column += 1 }
             }
             spans.append(start..<text.count)
             return (spans, nil)
@@ -170,6 +171,8 @@ private struct EntryParser {
             var start: Int?
             for index in 0...end {
                 let byte = index < end ? buffer[index] : UInt8(ascii: " ")
+                // Most bytes: inside a word.
+                if byte > 0x20, byte < 0x80, start != nil { continue }
                 if byte >= 0x80 { return (false, spans) }
                 let blank = byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
                 if blank, let from = start {
@@ -315,7 +318,13 @@ private struct EntryParser {
                 var milli: Int64 = 0, places = -1, length = 0
                 for index in 0...buffer.count {
                     let byte = index < buffer.count ? buffer[index] : UInt8(ascii: ",")
-                    if byte == UInt8(ascii: ",") {
+                    let digit = byte &- UInt8(ascii: "0")
+                    if digit < 10 {
+                        guard places < 3, milli < 1 << 40 else { complete = false; return }
+                        milli = milli * 10 + Int64(digit)
+                        if places >= 0 { places += 1 }
+                        length += 1
+                    } else if byte == UInt8(ascii: ",") {
                         guard length > 0, !(places == 0 && length == 1), made < tempos.count,
                               let tempo = Tempo(millibeatsPerMinute: milli * scale[places + 1]) else { complete = false; return }
                         tempos.initializeElement(at: made, to: tempo)
@@ -325,10 +334,8 @@ private struct EntryParser {
                         places = 0
                         length += 1
                     } else {
-                        guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), places < 3, milli < 1 << 40 else { complete = false; return }
-                        milli = milli * 10 + Int64(byte - UInt8(ascii: "0"))
-                        if places >= 0 { places += 1 }
-                        length += 1
+                        complete = false
+                        return
                     }
                 }
             }
