@@ -63,6 +63,8 @@ import Testing
                     "\(bad): \(inList ?? "nil")")
         }
         #expect(message { _ = try parseMap("1 120,,130,140") }?.hasPrefix("map.txt:1:7: '' is not a tempo") == true)
+        // A count far beyond the list (32 million beats, two tempos): the count is the message.
+        #expect(message { _ = try parseMap("1000000 32/4 90,100") }?.hasPrefix("map.txt:1:14: 2 tempos for 32000000 beats") == true)
         // A list before a comment that is not ASCII, and columns that count characters, not bytes.
         #expect(try parseMap("1 120,130,140,150 # tempo ♩ = 120").entries[0].tempo == .perBeat(try ["120", "130", "140", "150"].map { try Tempo(parsing: $0) }))
         #expect(message { _ = try parseMap("é: 1 120,0,130,140") }?.hasPrefix("map.txt:1:10: tempo '0' is zero") == true)

@@ -314,7 +314,8 @@ private struct EntryParser {
             // The thousandths a tempo with `places` digits after its point is multiplied by.
             let scale: [Int64] = [1000, 1000, 100, 10, 1]
             var complete = true
-            let tempos = [Tempo](unsafeUninitializedCapacity: Int(count)) { tempos, made in
+            // No more than the text can hold (a tempo and a comma are two bytes): a wrong count reserves nothing huge.
+            let tempos = [Tempo](unsafeUninitializedCapacity: min(Int(count), buffer.count / 2 + 1)) { tempos, made in
                 var milli: Int64 = 0, places = -1, length = 0
                 for index in 0...buffer.count {
                     let byte = index < buffer.count ? buffer[index] : UInt8(ascii: ",")
