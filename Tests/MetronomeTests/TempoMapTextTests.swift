@@ -51,6 +51,39 @@ import Testing
         #expect(error?.message.hasPrefix(message) == true, "\(String(describing: error))")
     }
 
+    @Test func aPerBeatListReadsEachTempoAsALoneTempoIsRead() throws {
+        let spellings = ["120", "092.5", "5.", "100.125", "1000", "1000.000", "1.2340", "60.0", "1", "999.999"]
+        let map = try parseMap("5 2/4 " + spellings.joined(separator: ","))
+        #expect(map.entries[0].tempo == .perBeat(try spellings.map { try Tempo(parsing: $0) }))
+        // A tempo the list cannot take: the message a lone tempo gets, at its own column.
+        for bad in ["0.5", "1001", "-3", "1.2345", "1e3", "12a", "1000.001", "0"] {
+            let alone = message { _ = try parseMap("1 \(bad)") }
+            let inList = message { _ = try parseMap("1 120,\(bad),130,140") }
+            #expect(alone?.hasPrefix("map.txt:1:3: ") == true && inList == alone.map { "map.txt:1:7: " + $0.dropFirst(13) },
+                    "\(bad): \(inList ?? "nil")")
+        }
+        #expect(message { _ = try parseMap("1 120,,130,140") }?.hasPrefix("map.txt:1:7: '' is not a tempo") == true)
+        // A count far beyond the list (32 million beats, two tempos): the count is the message.
+        #expect(message { _ = try parseMap("1000000 32/4 90,100") }?.hasPrefix("map.txt:1:14: 2 tempos for 32000000 beats") == true)
+        // A list before a comment that is not ASCII, and columns that count characters, not bytes.
+        #expect(try parseMap("1 120,130,140,150 # tempo ♩ = 120").entries[0].tempo == .perBeat(try ["120", "130", "140", "150"].map { try Tempo(parsing: $0) }))
+        #expect(message { _ = try parseMap("é: 1 120,0,130,140") }?.hasPrefix("map.txt:1:10: tempo '0' is zero") == true)
+    }
+
+    @Test func aLineThatIsNotUTF8IsNamedBeforeALaterByteThatIsNotText() {
+        // Line 2 is not UTF-8, line 3 holds a control character: line 2 is what the reader hears of.
+        let bytes: [UInt8] = Array("4 120\n".utf8) + [0x31, 0x20, 0xC3, 0x28, 0x0A] + Array("1 90\u{1}\n".utf8)
+        #expect(message { _ = try TempoMap(parsing: bytes, name: "map.txt") } == "map.txt:2:1: not a text file (not UTF-8)")
+        // In one line, the control character comes first: the line is never read as text.
+        let same: [UInt8] = Array("4 120\n".utf8) + [0xC3, 0x28, 0x01, 0x0A]
+        #expect(message { _ = try TempoMap(parsing: same, name: "map.txt") } == "map.txt:2:3: not a text file (byte 0x1)")
+    }
+
+    private func message(_ body: () throws -> Void) -> String? {
+        do { try body() } catch let error as MetronomeError { return error.message } catch { return "\(error)" }
+        return nil
+    }
+
     @Test func aCROnlyMapIsRefusedWithAMessageThatSaysSo() {
         let error = failure("intro: 2 120\r4 3/4 90\r")
         #expect(error == TimingError(.malformed, "map.txt:1:1: lines end in CR only (old Mac text): save with LF or CRLF line endings"))

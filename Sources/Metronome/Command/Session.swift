@@ -40,7 +40,7 @@ public enum Session {
         }
         do {
             _ = try FileRenderer(path: output, format: format, force: settings.force).render(
-                track, expectedFrames: expectedEnd,
+                track, expectedFrames: track.endFrame == nil ? expectedEnd() : nil,
                 interrupted: {
                     try traceClicks()
                     feeder?.feed()
@@ -98,12 +98,12 @@ public enum Session {
 
     /// The track `settings` ask for at `rate`; for a tempo map or the speed
     /// trainer, with the feeder that hands it the plan, and where a plan that
-    /// ends is expected to end (for sizing a file).
-    static func makeTrack(_ settings: Settings, sounds: ClickSounds, rate: SampleRate) -> (ClickTrack, PlanFeeder?, Int64?) {
+    /// ends is expected to end (for sizing a file; worked out only when asked).
+    static func makeTrack(_ settings: Settings, sounds: ClickSounds, rate: SampleRate) -> (ClickTrack, PlanFeeder?, () -> Int64?) {
         guard let source = settings.plan else {
             let schedule = ClickSchedule(tempo: settings.tempo, meter: settings.meter, rate: rate)
             return (ClickTrack(schedule: schedule, sounds: sounds, volume: settings.volume, length: settings.length,
-                               rhythm: settings.rhythm), nil, nil)
+                               rhythm: settings.rhythm), nil, { nil })
         }
         // A tempo map's bars differ: the track counts beats.
         let whole = TempoPlan(source, rate: rate, rhythm: settings.rhythm)
@@ -127,7 +127,7 @@ public enum Session {
         let plan = TempoPlan(source, rate: rate, rhythm: settings.rhythm, beats: beats)
         let feeder = PlanFeeder(plan)
         let track = ClickTrack(plan: plan, feeder: feeder, sounds: sounds, volume: settings.volume, length: length)
-        return (track, feeder, plan.endFrame(beats: beats))
+        return (track, feeder, { plan.endFrame(beats: beats) })
     }
 
     static func loadSounds(_ settings: Settings, rate: SampleRate) throws -> ClickSounds {
