@@ -22,6 +22,14 @@ public protocol AudioSink: AnyObject {
     /// Brings the stream back after an underrun or suspend.
     func recover(from error: ALSAError) -> ALSAError?
 
+    /// Whether `rewind` can take back what is queued. A device that cannot
+    /// (ALSA's pulse plugin hands each write to its server at once) is
+    /// restarted instead when the process was stopped longer than its buffer lasts.
+    var takesBackQueuedFrames: Bool { get }
+
+    /// Drops everything queued and prepares the stream to start again.
+    func restart() -> ALSAError?
+
     /// Blocks until every written frame has been played.
     func drain()
 }
@@ -75,5 +83,7 @@ public final class SilentSink: AudioSink {
     public func status() -> SinkStatus { SinkStatus(delay: Int64(bufferFrames), queued: Int64(bufferFrames), at: nil) }
     public func rewind(upTo frames: Int64) -> Int64 { 0 }
     public func recover(from error: ALSAError) -> ALSAError? { nil }
+    public var takesBackQueuedFrames: Bool { true }
+    public func restart() -> ALSAError? { nil }
     public func drain() {}
 }

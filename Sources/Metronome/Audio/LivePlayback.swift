@@ -127,6 +127,8 @@ public final class LivePlayback: @unchecked Sendable {
         var lastDelay: Int64 = 0
         // A write that takes a quarter of a period or more has blocked on the device.
         let periodNanoseconds = FrameTime.nanoseconds(inFrames: Int64(period), at: rate)
+        // One that took longer than the buffer lasts: the process was stopped (or starved) and the device ran dry.
+        let bufferNanoseconds = FrameTime.nanoseconds(inFrames: Int64(sink.bufferFrames), at: rate)
         var lastBlockedFrame = Int64.min / 2
         var stallWatch = StallWatch(rate: sink.rate, bufferFrames: sink.bufferFrames)
         // Underruns in a row with no write taken between them: a device whose
@@ -198,6 +200,25 @@ public final class LivePlayback: @unchecked Sendable {
                 return
             }
             let after = clock.now()
+            // The pulse plugin's server waits when it runs dry, then plays on what it
+            // had queued, late; nothing there can be taken back: start it again and
+            // measure the new line, as after an underrun.
+            if !resynchronising, !sink.takesBackQueuedFrames, after.nanoseconds - before.nanoseconds > bufferNanoseconds,
+               consumption.reads >= Self.readsForALine {
+                underrunCount.add(1, ordering: .relaxed)
+                if let failure = sink.restart() {
+                    failureCode.store(failure.code, ordering: .releasing)
+                    return
+                }
+                lineBefore = consumption.line
+                resynchronising = true
+                restartWritten = 0
+                restarted.reset()
+                anchor = nil
+                lastWrite = after
+                lastDelay = 0
+                continue
+            }
             let status = sink.status()
             let stamp = status.at ?? after
             lastWrite = stamp

@@ -210,6 +210,17 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
         return result < 0 ? ALSAError(code: result, call: "snd_pcm_recover") : nil
     }
 
+    /// `snd_pcm_drop` then `snd_pcm_prepare`: what is queued is thrown away, and the stream starts again at the next writes.
+    public func restart() -> ALSAError? {
+        do {
+            try ALSAError.check(snd_pcm_drop(pcm), "snd_pcm_drop")
+            try ALSAError.check(snd_pcm_prepare(pcm), "snd_pcm_prepare")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     /// `snd_pcm_drain`: returns once everything written has played (or the
     /// device stops taking it for `stallLimit`).
     public func drain() {
