@@ -25,13 +25,10 @@ final class LiveLoop {
     private var lastStatus: PendulumStatus?
     private var statusLine = ""
     private var heardClock: HeardClock
-    /// Hands the audio thread a tempo map's or the trainer's passages ahead of time.
-    private let feeder: PlanFeeder?
     private var tempoChanges: TempoChanges
 
     init(settings: Settings, playback: LivePlayback, signals: TerminationSignals, trace: Trace?,
-         clickLog: ClickLog, passageLog: LockFreeQueue<Passage>, controller: PracticeController, feeder: PlanFeeder? = nil) {
-        self.feeder = feeder
+         clickLog: ClickLog, passageLog: LockFreeQueue<Passage>, controller: PracticeController) {
         tempoChanges = TempoChanges(after: playback.track.passage)
         self.settings = settings
         self.playback = playback
@@ -69,7 +66,6 @@ final class LiveLoop {
             let now = clock.now()
             // A frame when one is due; a key or a signal in between wakes the loop without moving the frames.
             if now.nanoseconds >= nextFrame {
-                feeder?.feed()
                 collectPassages()
                 collectClicks()
                 if screen != nil { drawFrame(at: now) } else { printHeardClicks(at: now) }
