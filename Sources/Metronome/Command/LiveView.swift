@@ -181,10 +181,12 @@ struct LiveView {
         nextWake = MonotonicInstant(nanoseconds: next)
         guard picture, !tracing, now >= fullRateUntil, !planned else { return }
         // Look ahead at most a second: the status line's seconds change by then.
+        // The estimate as it will be then, unless a new sample moves it; not held back by what is written so far.
         var clock = heardClock
+        let ahead = (heard: sample.heard, at: sample.at, written: Int64.max)
         for step in 0..<Int64(framesPerSecond) {
             let instant = MonotonicInstant(nanoseconds: next + step * period)
-            let shown = clock.heardFrame(at: instant, sample: sample) - visualOffsetFrames
+            let shown = clock.heardFrame(at: instant, sample: ahead) - visualOffsetFrames
             if probe.width != grid.width || probe.height != grid.height { probe = TextGrid(width: grid.width, height: grid.height) }
             _ = make(&probe, shown: shown, underruns: underruns, cache: &probeCache)
             if probe != grid {
