@@ -51,12 +51,17 @@ struct LiveView {
     private(set) var motion: PendulumMotion
     private(set) var helpShown = false
     private var heardClock: HeardClock
-    /// The picture as last made (what the screen shows once drawn), and a scratch one for looking ahead.
+    /// The picture as last made (what the screen shows once drawn), and a scratch one to make the next in.
     private(set) var grid = TextGrid(width: 0, height: 0)
     private var probe = TextGrid(width: 0, height: 0)
     private var size = (width: 80, height: 24)
+    /// The status line while its status is unchanged: one for the frames made, one for looking ahead.
     private var statusCache: (status: PendulumStatus?, line: String) = (nil, "")
     private var probeCache: (status: PendulumStatus?, line: String) = (nil, "")
+    /// What `probe` holds after looking ahead: the picture of this shown frame, with these underruns,
+    /// unless `changes` moved since (a passage, a key, a resize): then the frame needs no making.
+    private var ahead: (shown: Int64, angle: Double, underruns: Int, changes: Int)?
+    private var changes = 0
     /// Whether the next frame must be drawn whatever it shows.
     private var mustDraw = true
     /// Clicks started but not yet heard, for the plain lines.
@@ -92,6 +97,7 @@ struct LiveView {
     /// The terminal's size (at the start, after a resize): the next frame is drawn whole.
     mutating func resize(width: Int, height: Int, at now: MonotonicInstant) {
         size = (width, height)
+        changes += 1
         mustDraw = true
         wakeForNextFrame(after: now)
     }
@@ -107,6 +113,7 @@ struct LiveView {
     /// each new grid (a new tempo, a tap, a resume) at its first click, for the trace.
     mutating func receive(passages: [Passage]) -> [(tempo: Tempo, frame: Int64)] {
         var changes: [(tempo: Tempo, frame: Int64)] = []
+        if !passages.isEmpty { self.changes += 1 }
         for passage in passages {
             motion.history.append(passage)
             // The tempo keys step from the tempo playing, which a plan moves.
@@ -124,6 +131,7 @@ struct LiveView {
     /// Keys pressed at `now`: practice keys become commands timed by the frame heard now.
     mutating func press(_ keys: [Key], at now: MonotonicInstant, sample: Sample) -> [Reaction] {
         guard !keys.isEmpty else { return [] }
+        changes += 1
         let heard = heardClock.heardFrame(at: now, sample: sample)
         var reactions: [Reaction] = []
         for key in keys {
@@ -144,9 +152,15 @@ struct LiveView {
         let shown = heardClock.heardFrame(at: now, sample: sample) - visualOffsetFrames
         var result = Frame(draw: false, shownFrame: shown, angle: 0, lines: "")
         if picture {
-            let before = grid
-            result.angle = make(&grid, shown: shown, underruns: underruns, cache: &statusCache)
-            result.draw = mustDraw || tracing || grid != before
+            // Made beside the last picture and swapped in: no copy a frame. Looking ahead may have made it already.
+            if let ahead, ahead.shown == shown, ahead.underruns == underruns, ahead.changes == changes {
+                result.angle = ahead.angle
+            } else {
+                result.angle = make(&probe, shown: shown, underruns: underruns, cache: &statusCache)
+            }
+            ahead = nil
+            result.draw = mustDraw || tracing || probe != grid
+            swap(&grid, &probe)
             mustDraw = false
         } else {
             result.lines = heardLines(upTo: shown)
@@ -183,13 +197,13 @@ struct LiveView {
         // Look ahead at most a second: the status line's seconds change by then.
         // The estimate as it will be then, unless a new sample moves it; not held back by what is written so far.
         var clock = heardClock
-        let ahead = (heard: sample.heard, at: sample.at, written: Int64.max)
+        let unbounded = (heard: sample.heard, at: sample.at, written: Int64.max)
         for step in 0..<Int64(framesPerSecond) {
             let instant = MonotonicInstant(nanoseconds: next + step * period)
-            let shown = clock.heardFrame(at: instant, sample: ahead) - visualOffsetFrames
-            if probe.width != grid.width || probe.height != grid.height { probe = TextGrid(width: grid.width, height: grid.height) }
-            _ = make(&probe, shown: shown, underruns: underruns, cache: &probeCache)
+            let shown = clock.heardFrame(at: instant, sample: unbounded) - visualOffsetFrames
+            let angle = make(&probe, shown: shown, underruns: underruns, cache: &probeCache)
             if probe != grid {
+                ahead = (shown, angle, underruns, changes)
                 nextWake = instant
                 nextFrame = instant
                 return
