@@ -24,6 +24,8 @@ final class LiveLoop {
     let clock = MonotonicClock()
     private var screen: TerminalScreen?
     private var keys: KeyInput?
+    /// The keys' and the signals' descriptors, for `poll`.
+    private var pollSet = [pollfd](repeating: pollfd(), count: 2)
 
     init(settings: Settings, playback: LivePlayback, signals: TerminationSignals, trace: Trace?,
          clickLog: ClickLog, passageLog: LockFreeQueue<Passage>, controller: PracticeController) {
@@ -128,11 +130,16 @@ final class LiveLoop {
     }
 
     /// Waits for a key or a signal until the timeout: the signal if one came, and whether a key is waiting.
+    /// One `poll` for both where the signals have a descriptor: a wakeup is one system call.
     private func waitForInput(milliseconds: Int) -> (signal: Int32?, keyReady: Bool) {
         guard let keys else { return (signals.wait(milliseconds: milliseconds), false) }
-        var descriptor = pollfd(fd: keys.descriptor, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&descriptor, 1, Int32(milliseconds)) > 0 && descriptor.revents & Int16(POLLIN) != 0
-        return (signals.take(), ready)
+        let watched = signals.descriptor >= 0 ? 2 : 1
+        pollSet[0] = pollfd(fd: keys.descriptor, events: Int16(POLLIN), revents: 0)
+        pollSet[1] = pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&pollSet, nfds_t(watched), Int32(milliseconds)) > 0
+        let keyReady = ready && pollSet[0].revents & Int16(POLLIN) != 0
+        let signalPending = watched == 1 || ready && pollSet[1].revents & Int16(POLLIN) != 0
+        return (signalPending ? signals.take() : nil, keyReady)
     }
 
     /// New passages from the audio thread for the view; the trace notes each new grid at its first click.

@@ -7,7 +7,7 @@
 /// Frames sit on a steady grid of `1/fps`. A frame whose picture would not
 /// change is skipped: after each frame the view looks ahead along the grid
 /// for the first instant whose picture differs (the rod resting at the end of
-/// a swing, the status line's seconds) and wakes then. It looks ahead only
+/// a swing, a pause) and wakes then, or after `longestSleep`. It looks ahead only
 /// while nothing it cannot foresee may change the picture: not while
 /// tracing (the trace records every frame), not while a plan has passages to
 /// come, not for a second after a key (whose passage is on its way).
@@ -194,11 +194,11 @@ struct LiveView {
         nextFrame = MonotonicInstant(nanoseconds: next)
         nextWake = MonotonicInstant(nanoseconds: next)
         guard picture, !tracing, now >= fullRateUntil, !planned else { return }
-        // Look ahead at most a second: the status line's seconds change by then.
-        // The estimate as it will be then, unless a new sample moves it; not held back by what is written so far.
+        // Look ahead no further than the loop may sleep. The estimate as it will be then, unless a new sample moves it; not held back by what is written so far.
         var clock = heardClock
         let unbounded = (heard: sample.heard, at: sample.at, written: Int64.max)
-        for step in 0..<Int64(framesPerSecond) {
+        let steps = max(1, Self.longestSleep / period)
+        for step in 0..<steps {
             let instant = MonotonicInstant(nanoseconds: next + step * period)
             let shown = clock.heardFrame(at: instant, sample: unbounded) - visualOffsetFrames
             let angle = make(&probe, shown: shown, underruns: underruns, cache: &probeCache)
@@ -209,9 +209,13 @@ struct LiveView {
                 return
             }
         }
-        nextWake = MonotonicInstant(nanoseconds: next + Int64(framesPerSecond) * period)
+        nextWake = MonotonicInstant(nanoseconds: next + steps * period)
         nextFrame = nextWake
     }
+
+    /// The longest the loop sleeps between frames, picture unchanged or not (nanoseconds): signals are
+    /// taken when it wakes, not handled, so a resize or a stop is seen within this.
+    static let longestSleep: Int64 = 100_000_000
 
     /// Draws the picture of frame `shown` into `target`; returns the rod's angle.
     private func make(_ target: inout TextGrid, shown: Int64, underruns: Int,
