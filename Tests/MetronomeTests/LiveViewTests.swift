@@ -204,6 +204,26 @@ private func character(_ text: String) -> Key { .character(UInt8(ascii: Unicode.
         #expect(view.grid.width == 100 && view.grid.height == 30)
     }
 
+    /// Paused, the rod rests and only the status line's seconds move: the
+    /// loop wakes at most ten times a second (to see signals and the end),
+    /// not sixty, and draws once a second.
+    @Test func pausedTheLoopWakesTenTimesASecondAndDrawsOnce() {
+        let rig = LiveRig(bpm: 120)
+        var view = rig.makeView()
+        rig.run(&view, until: rig.after(seconds: 1))
+        #expect(rig.press([character(" ")], &view) == [.send(.pause)])
+        // The pause is heard within the buffer; the key keeps every frame for a second.
+        rig.run(&view, until: rig.after(seconds: 3))
+        var woken = 0, drawn = 0
+        rig.run(&view, until: rig.after(seconds: 7)) { frame, _ in
+            woken += 1
+            if frame.draw { drawn += 1 }
+        }
+        #expect(woken <= 41)
+        #expect(drawn == 4)
+        #expect(view.grid.line(23).contains("PAUSED"))
+    }
+
     /// At a slow tempo the rod rests for frames at each end of its swing: those
     /// frames are skipped, yet at every instant of the full-rate grid the
     /// picture on screen is the one a loop drawing every frame shows then.
@@ -231,7 +251,7 @@ private func character(_ text: String) -> Key { .character(UInt8(ascii: Unicode.
             if skipping.grid != full.grid { differing += 1 }
         }
         #expect(differing == 0)
-        #expect(woken == drawn)  // it wakes only to draw a new picture
+        #expect(drawn <= woken)
         // At 40 bpm the rod rests at the ends of its swing; at 137 in braille it moves every frame.
         if bpm == 40 { #expect(woken < frames) }
     }

@@ -5,7 +5,7 @@
 /// I/O: tests drive it frame by frame on a manual clock.
 ///
 /// Frames sit on a steady grid of `1/fps`. A frame whose picture would not
-/// change is skipped: after each frame the view looks ahead along the grid
+/// change is skipped: after a frame that showed nothing new the view looks ahead along the grid
 /// for the first instant whose picture differs (the rod resting at the end of
 /// a swing, a pause) and wakes then, or after `longestSleep`. It looks ahead only
 /// while nothing it cannot foresee may change the picture: not while
@@ -165,7 +165,7 @@ struct LiveView {
         } else {
             result.lines = heardLines(upTo: shown)
         }
-        scheduleNext(after: now, sample: sample, underruns: underruns)
+        scheduleNext(after: now, sample: sample, underruns: underruns, lookAhead: picture && !result.draw)
         return result
     }
 
@@ -188,12 +188,14 @@ struct LiveView {
     }
 
     /// After the frame at `now`: the next frame of the grid, or the first later one whose picture differs.
-    private mutating func scheduleNext(after now: MonotonicInstant, sample: Sample, underruns: Int) {
+    /// Looks ahead only after a frame that did not change (`lookAhead`): while the rod moves every
+    /// frame, looking ahead would cost a picture a frame and save nothing.
+    private mutating func scheduleNext(after now: MonotonicInstant, sample: Sample, underruns: Int, lookAhead: Bool) {
         var next = nextFrame.map { $0.nanoseconds + period } ?? now.nanoseconds + period
         if next <= now.nanoseconds { next = now.nanoseconds + period }  // fell behind: skip, do not race
         nextFrame = MonotonicInstant(nanoseconds: next)
         nextWake = MonotonicInstant(nanoseconds: next)
-        guard picture, !tracing, now >= fullRateUntil, !planned else { return }
+        guard lookAhead, !tracing, now >= fullRateUntil, !planned else { return }
         // Look ahead no further than the loop may sleep. The estimate as it will be then, unless a new sample moves it; not held back by what is written so far.
         var clock = heardClock
         let unbounded = (heard: sample.heard, at: sample.at, written: Int64.max)
