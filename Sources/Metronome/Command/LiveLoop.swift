@@ -11,16 +11,9 @@ final class LiveLoop {
     let trace: Trace?
     let clickLog: ClickLog
     let passageLog: LockFreeQueue<Passage>
-    private let controller: PracticeController
-    /// Made once `run()` knows whether there is a picture.
-    private lazy var view = LiveView(
-        settings: settings, schedule: playback.track.schedule, firstPassage: playback.track.passage,
-        rate: playback.sink.rate, controller: controller, picture: screen != nil,
-        printsLines: screen == nil && settings.pendulum && settings.verbosity != .quiet,
-        planned: playback.track.plan != nil,
-        // The latency the device granted, for the status line; nil when playing without a device.
-        latencyTenths: playback.sink is PCMDevice ? Session.latencyTenths(playback.sink) : nil,
-        tracing: trace != nil)
+    /// Made again once `run()` knows whether there is a picture. A stored property, not a lazy one:
+    /// a lazy one is mutated through a copy, and every frame would copy the pictures.
+    private var view: LiveView
     let clock = MonotonicClock()
     private var screen: TerminalScreen?
     private var keys: KeyInput?
@@ -35,7 +28,7 @@ final class LiveLoop {
         self.trace = trace
         self.clickLog = clickLog
         self.passageLog = passageLog
-        self.controller = controller
+        view = Self.view(settings: settings, playback: playback, controller: controller, tracing: trace != nil, picture: false)
     }
 
     /// Runs until playback ends; returns the exit status (128+N after signal N).
@@ -47,6 +40,8 @@ final class LiveLoop {
             keys = KeyInput()
         }
         defer { leave() }
+        view = Self.view(settings: settings, playback: playback, controller: view.controller, tracing: trace != nil,
+                         picture: screen != nil)
         if screen != nil {
             let size = TerminalScreen.size()
             view.resize(width: size.width, height: size.height, at: clock.now())
@@ -105,6 +100,17 @@ final class LiveLoop {
         if !lines.isEmpty { TerminalScreen.emit(lines) }
         trace?.flush()
         return status
+    }
+
+    private static func view(settings: Settings, playback: LivePlayback, controller: PracticeController, tracing: Bool,
+                             picture: Bool) -> LiveView {
+        LiveView(settings: settings, schedule: playback.track.schedule, firstPassage: playback.track.passage,
+                 rate: playback.sink.rate, controller: controller, picture: picture,
+                 printsLines: !picture && settings.pendulum && settings.verbosity != .quiet,
+                 planned: playback.track.plan != nil,
+                 // The latency the device granted, for the status line; nil when playing without a device.
+                 latencyTenths: playback.sink is PCMDevice ? Session.latencyTenths(playback.sink) : nil,
+                 tracing: tracing)
     }
 
     /// Ctrl-Z: the terminal as it was, the process stopped until `fg`, then the picture back whole.
