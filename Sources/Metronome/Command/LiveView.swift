@@ -196,7 +196,8 @@ struct LiveView {
         nextFrame = MonotonicInstant(nanoseconds: next)
         nextWake = MonotonicInstant(nanoseconds: next)
         guard lookAhead, !tracing, now >= fullRateUntil, !planned else { return }
-        // Look ahead no further than the loop may sleep. The estimate as it will be then, unless a new sample moves it; not held back by what is written so far.
+        // Look ahead no further than the loop may sleep, with the estimate as it will be then
+        // (unless a new sample moves it), not held back by what is written so far.
         var clock = heardClock
         let unbounded = (heard: sample.heard, at: sample.at, written: Int64.max)
         let steps = max(1, Self.longestSleep / period)
