@@ -87,7 +87,7 @@ public final class LivePlayback: @unchecked Sendable {
 
     /// Names a thread, for `top -H` and the benchmark's split of CPU by thread.
     /// pthread_setname_np is a GNU extension the Glibc module leaves out, so it is looked up.
-    private static func name(_ thread: pthread_t, _ name: String) {
+    static func name(_ thread: pthread_t, _ name: String) {
         typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_setname_np") else { return }
         _ = unsafeBitCast(symbol, to: SetName.self)(thread, name)

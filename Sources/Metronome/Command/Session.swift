@@ -75,8 +75,12 @@ public enum Session {
         playback.asksForRealTime = (sink as? PCMDevice).map { !$0.servedBySoundServer } ?? false
         playback.memoryLocked = memoryLocked
         let controller = practiceController(settings, track: track, sounds: sounds, rate: sink.rate)
+        // The plan is fed off the UI loop: a stopped terminal never starves the audio.
+        let feeding = feeder.map { PlanFeedThread(feeder: $0) }
+        feeding?.start()
         let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace,
-                              clickLog: clickLog, passageLog: passageLog, controller: controller, feeder: feeder).run()
+                              clickLog: clickLog, passageLog: passageLog, controller: controller).run()
+        feeding?.stop()
 
         // A device that failed is the one line: the underruns before it were its going.
         if let failure = playback.failure {

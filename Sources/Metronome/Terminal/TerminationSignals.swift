@@ -15,15 +15,29 @@ public final class TerminationSignals {
     public static let handled: [Int32] = stopping + [SIGWINCH, SIGTSTP]
     private var set = sigset_t()
     private var original = sigset_t()
+    /// Readable while one of the signals is pending (`signalfd`), so that one
+    /// `poll` waits for a key and a signal at once; -1 if it could not be made.
+    /// The signal is still taken with `take()`.
+    public let descriptor: Int32
 
     public init() {
         sigemptyset(&set)
         for signal in Self.handled { sigaddset(&set, signal) }
         pthread_sigmask(SIG_BLOCK, &set, &original)
+        descriptor = Self.signalDescriptor(for: set)
     }
 
     deinit {
+        if descriptor >= 0 { close(descriptor) }
         pthread_sigmask(SIG_SETMASK, &original, nil)
+    }
+
+    /// `signalfd(-1, set, SFD_NONBLOCK | SFD_CLOEXEC)`; the Glibc module leaves `signalfd` out, so it is looked up.
+    private static func signalDescriptor(for set: sigset_t) -> Int32 {
+        typealias SignalDescriptor = @convention(c) (Int32, UnsafePointer<sigset_t>, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "signalfd") else { return -1 }
+        var set = set
+        return unsafeBitCast(symbol, to: SignalDescriptor.self)(-1, &set, O_NONBLOCK | O_CLOEXEC)
     }
 
     /// The next pending signal's number, or nil when none is pending.
