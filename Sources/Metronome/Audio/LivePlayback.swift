@@ -68,29 +68,12 @@ public final class LivePlayback: @unchecked Sendable {
 
     /// Starts the audio thread.
     public func start() {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var handle = pthread_t()
-        let result = pthread_create(&handle, nil, { context in
-            let playback = Unmanaged<LivePlayback>.fromOpaque(context!).takeRetainedValue()
-            playback.run()
-            return nil
-        }, context)
-        if result == 0 {
-            thread = handle
-            Self.name(handle, "metronome-audio")
-            if asksForRealTime { scheduling = RealTimeScheduling.request(for: handle, memoryLocked: memoryLocked) }
-        } else {
-            Unmanaged<LivePlayback>.fromOpaque(context).release()
+        guard let handle = NamedThread.start(named: "metronome-audio", { self.run() }) else {
             finishedFlag.store(true, ordering: .releasing)
+            return
         }
-    }
-
-    /// Names a thread, for `top -H` and the benchmark's split of CPU by thread.
-    /// pthread_setname_np is a GNU extension the Glibc module leaves out, so it is looked up.
-    static func name(_ thread: pthread_t, _ name: String) {
-        typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_setname_np") else { return }
-        _ = unsafeBitCast(symbol, to: SetName.self)(thread, name)
+        thread = handle
+        if asksForRealTime { scheduling = RealTimeScheduling.request(for: handle, memoryLocked: memoryLocked) }
     }
 
     /// Hands a practice command to the audio thread; it takes effect at the

@@ -40,19 +40,7 @@ public final class PlanFeedThread: @unchecked Sendable {
 
     /// Starts the thread ("metronome-plan"); without one (out of threads) the queue feeds nothing more.
     public func start() {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var handle = pthread_t()
-        let result = pthread_create(&handle, nil, { context in
-            let feeding = Unmanaged<PlanFeedThread>.fromOpaque(context!).takeRetainedValue()
-            feeding.run()
-            return nil
-        }, context)
-        if result == 0 {
-            thread = handle
-            LivePlayback.name(handle, "metronome-plan")
-        } else {
-            Unmanaged<PlanFeedThread>.fromOpaque(context).release()
-        }
+        thread = NamedThread.start(named: "metronome-plan") { self.run() }
     }
 
     /// Wakes the thread to end and waits for it.
