@@ -11,30 +11,43 @@ import Testing
     static let available = PipeWireSession.isInstalled || required
 
     /// 20 s at 120 bpm, nothing but the device named: every interval the exact grid's, no underrun.
+    /// A run that met an underrun (the metronome says so) or whose recorder lost a quantum (a
+    /// click early by a whole 1024 frames, with no underrun) had a machine too loaded to keep
+    /// PipeWire's time, which is not real-time here: it is tried again, twice at most, and the last
+    /// try must be exact.
     @Test(.enabled(if: available), arguments: ["default", "pulse"])
     func theDefaultsAreExactForTwentySeconds(device: String) throws {
         try #require(PipeWireSession.isInstalled, "PipeWire is needed: run scripts/setup --test")
-        let session = try PipeWireSession()
-        let directory = TemporaryDirectory()
-        let (beat, bell) = try writeImpulseSoundFiles(in: directory)
         let schedule = ClickSchedule(tempo: try Tempo(parsing: "120"), rate: .standard)
-        let file = session.file("recording.wav")
-        let recorder = try session.startRecording(to: file)
-        var arguments = ["--bpm", "120", "--duration", "20", "--no-pendulum", "--verbose", "--beat-sound", beat, "--bell-sound", bell]
-        if device != "default" { arguments += ["--device", device] }
-        let played = try run(metronomeBinary(), arguments, environment: session.environment)
-        let found = onsets(try session.finish(recorder, file: file))
-        #expect(played.status == 0, "\(played.standardError)")
-        // No underrun, no warning: only --verbose's word on the audio thread's priority.
-        #expect(played.standardError.split(separator: "\n").allSatisfy { $0.hasPrefix("metronome: audio thread: ") }, "\(played.standardError)")
-        #expect(found.count == 40)
-        // A sound server's default, as granted: four 1024-frame periods.
-        #expect(played.standardOutput.hasPrefix("device '\(device)': buffer 4096 frames (85.3 ms), periods of 1024 at 48000 Hz\n"),
-                "\(played.standardOutput.prefix(200))")
-        guard let first = found.first else { return }
-        for (click, onset) in found.enumerated() {
-            #expect(onset.frame - first.frame == schedule.frame(ofClick: Int64(click)), "click \(click)")
-            #expect((onset.value < 0) == (click % 4 == 0), "click \(click)")
+        for attempt in 1...3 {
+            let session = try PipeWireSession()
+            let directory = TemporaryDirectory()
+            let (beat, bell) = try writeImpulseSoundFiles(in: directory)
+            let file = session.file("recording.wav")
+            let recorder = try session.startRecording(to: file)
+            var arguments = ["--bpm", "120", "--duration", "20", "--no-pendulum", "--verbose", "--beat-sound", beat, "--bell-sound", bell]
+            if device != "default" { arguments += ["--device", device] }
+            let played = try run(metronomeBinary(), arguments, environment: session.environment)
+            let found = onsets(try session.finish(recorder, file: file))
+            let underran = played.standardError.contains("underrun")
+            let recorderLost = !underran && zip(found, found.dropFirst()).contains { pair in
+                let interval = pair.1.frame - pair.0.frame
+                return interval < schedule.frame(ofClick: 1) && (schedule.frame(ofClick: 1) - interval) % 1024 == 0
+            }
+            if underran || recorderLost, attempt < 3 { continue }
+            #expect(played.status == 0, "\(played.standardError)")
+            // No underrun, no warning: only --verbose's word on the audio thread's priority.
+            #expect(played.standardError.split(separator: "\n").allSatisfy { $0.hasPrefix("metronome: audio thread: ") }, "\(played.standardError)")
+            #expect(found.count == 40)
+            // A sound server's default, as granted: four 1024-frame periods.
+            #expect(played.standardOutput.hasPrefix("device '\(device)': buffer 4096 frames (85.3 ms), periods of 1024 at 48000 Hz\n"),
+                    "\(played.standardOutput.prefix(200))")
+            guard let first = found.first else { return }
+            for (click, onset) in found.enumerated() {
+                #expect(onset.frame - first.frame == schedule.frame(ofClick: Int64(click)), "click \(click)")
+                #expect((onset.value < 0) == (click % 4 == 0), "click \(click)")
+            }
+            return
         }
     }
 
