@@ -79,9 +79,10 @@ public struct MetronomeCommand: ParsableCommand {
     /// Everything the run needs, the tempo map read once.
     public func settings() throws -> Settings {
         var settings = try settingsWithoutFiles()
-        let map = try practice.readMap()
+        // Without a map the options alone made the rhythm and the plan.
+        guard let map = try practice.readMap() else { return settings }
         // Rhythm options that count beats of a bar are checked against the map's shortest bar.
-        let rhythmMeter = map.flatMap { $0.entries.map(\.meter).min { $0.beatsPerBar < $1.beatsPerBar } } ?? settings.meter
+        let rhythmMeter = map.entries.map(\.meter).min { $0.beatsPerBar < $1.beatsPerBar } ?? settings.meter
         settings.rhythm = try practice.rhythm(meter: rhythmMeter, subdivisionSound: sound.subdivisionSound,
                                               polyrhythmSound: sound.polyrhythmSound)
         settings.plan = try practice.source(map: map, tempo: settings.tempo, meter: settings.meter)
@@ -93,7 +94,7 @@ public struct MetronomeCommand: ParsableCommand {
         var settings = Settings()
         if let bpm = tempo.bpm { settings.tempo = bpm }
         if let meter = tempo.meter { settings.meter = meter }
-        try practice.validate(bpm: tempo.bpm, meter: tempo.meter, subdivisionSound: sound.subdivisionSound, polyrhythmSound: sound.polyrhythmSound)
+        try practice.validate(bpm: tempo.bpm, meter: tempo.meter)
         if practice.tempoMap == nil {
             // Without a map the rhythm depends on the options alone: check it now.
             settings.rhythm = try practice.rhythm(meter: settings.meter, subdivisionSound: sound.subdivisionSound,
