@@ -1,14 +1,20 @@
 # Sourced by scripts/soak (--pipewire) and by hand: a private PipeWire
 # session without a sound card. A null sink (48 kHz, stereo) is the default
 # device; ALSA's `default` and `pipewire` devices (pipewire-alsa) and `pulse`
-# (libasound2-plugins, into pipewire-pulse) play into it, and pw-record
-# records what reaches it.
+# (libasound2-plugins, into pipewire-pulse) play into it, and a recorder
+# stamped by the graph's clock (Tests/Tools/pw_stamped_rec.c) records what
+# reaches it.
 #
 #   pipewire_start WORK   XDG_RUNTIME_DIR and XDG_CONFIG_HOME under WORK, a session
 #                         bus, pipewire, wireplumber and pipewire-pulse; returns once
 #                         the sink is the default and pipewire-pulse answers
-#   pipewire_record FILE  records the sink's monitor to FILE (a float WAV, mono, 48 kHz)
-#                         in the background; sets recorder_pid; returns once it is linked
+#   pipewire_record FILE [SECONDS]
+#                         records the sink's monitor to FILE (a float WAV, mono, 48 kHz),
+#                         at most SECONDS (600) of graph time, in the background, each
+#                         cycle at the graph clock's position (a cycle the recorder missed
+#                         is silence, not a shift); sets recorder_pid; returns once it is
+#                         linked and running. SIGINT finishes the file, and the recorder's
+#                         stderr (FILE.log) says how many frames it missed.
 #   pipewire_stop         stops what pipewire_start started
 #
 # As root, PipeWire needs nothing more: the runtime directory is XDG_RUNTIME_DIR.
@@ -57,9 +63,16 @@ pipewire_sink_id() {
 }
 
 pipewire_record() {
-    pw-record --target "$pipewire_sink" -P '{ stream.capture.sink = true }' --rate 48000 --channels 1 --format f32 "$1" &
+    local file=$1 seconds=${2:-600} recorder
+    recorder=$(dirname "$file")/pw_stamped_rec
+    "$(command -v clang || command -v cc)" -O2 -o "$recorder" "$(dirname "${BASH_SOURCE[0]}")/../Tests/Tools/pw_stamped_rec.c" \
+        $(pkg-config --cflags --libs libpipewire-0.3 sndfile)
+    "$recorder" "$pipewire_sink" "$seconds" "$file" >"$file.out" 2>"$file.log" &
     recorder_pid=$!
-    until pw-link -l 2>/dev/null | grep -q -- "-> pw-record:input"; do sleep 0.05; done
+    until grep -q recording "$file.out"; do
+        kill -0 "$recorder_pid" 2>/dev/null || { echo "pipewire_record: the recorder ended: $(cat "$file.log")" >&2; return 1; }
+        sleep 0.05
+    done
 }
 
 pipewire_stop() {

@@ -4,7 +4,8 @@ import Glibc
 /// A private PipeWire session with no sound card, as on a headless desktop:
 /// a null sink (48 kHz, stereo) made the default, with ALSA's `default` and
 /// `pipewire` devices (pipewire-alsa) and `pulse` (libasound2-plugins, into
-/// pipewire-pulse) playing into it, and `pw-record` recording what reaches it.
+/// pipewire-pulse) playing into it, and a recorder stamped by the graph's clock
+/// (`Tests/Tools/pw_stamped_rec.c`) recording what reaches it.
 ///
 /// Everything lives in a fresh directory (XDG_RUNTIME_DIR, XDG_CONFIG_HOME)
 /// with its own session bus, so tests never meet a user's session or each
@@ -12,10 +13,13 @@ import Glibc
 /// PipeWire runs as root here with nothing more than XDG_RUNTIME_DIR.
 final class PipeWireSession {
     static let tools = ["/usr/bin/pipewire", "/usr/bin/wireplumber", "/usr/bin/pipewire-pulse", "/usr/bin/wpctl",
-                        "/usr/bin/pw-record", "/usr/bin/pw-cli", "/usr/bin/pw-link", "/usr/bin/dbus-daemon", "/usr/bin/pactl"]
+                        "/usr/bin/pw-cli", "/usr/bin/pw-link", "/usr/bin/dbus-daemon", "/usr/bin/pactl"]
     static let plugins = ["/usr/lib/x86_64-linux-gnu/alsa-lib/libasound_module_pcm_pipewire.so",
                           "/usr/lib/x86_64-linux-gnu/alsa-lib/libasound_module_pcm_pulse.so"]
-    static var isInstalled: Bool { (tools + plugins).allSatisfy { FileManager.default.fileExists(atPath: $0) } }
+    static let headers = ["/usr/include/pipewire-0.3/pipewire/pipewire.h", "/usr/include/sndfile.h"]
+    static var isInstalled: Bool {
+        (tools + plugins + headers).allSatisfy { FileManager.default.fileExists(atPath: $0) } && JackLoopback.compiler != nil
+    }
     static let sink = "metronome_null_sink"
 
     let home: String
@@ -78,12 +82,24 @@ final class PipeWireSession {
 
     func file(_ name: String) -> String { "\(home)/\(name)" }
 
-    /// Starts recording the sink (float WAV, mono, 48 kHz) into `file`; returns once the recorder is linked.
-    func startRecording(to file: String) throws -> Process {
-        let recorder = try start("/usr/bin/pw-record", ["--target", Self.sink, "-P", "{ stream.capture.sink = true }",
-                                                        "--rate", "48000", "--channels", "1", "--format", "f32", file],
-                                 log: "pw-record.log")
-        try poll("the recorder linked to the sink") { try self.tool("pw-link", ["-l"]).standardOutput.contains("-> pw-record:input") }
+    /// Starts recording the sink (float WAV, mono, 48 kHz, at most `seconds`) into `file`, each
+    /// cycle at the graph clock's position: a cycle the recorder missed on a loaded machine is
+    /// silence in the file, not a shift of every later click. Returns once it is linked and running.
+    func startRecording(to file: String, seconds: Int = 120) throws -> Process {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Tools/pw_stamped_rec.c").path
+        let program = self.file("pw_stamped_rec")
+        guard let compiler = JackLoopback.compiler else { throw SessionError.notReady("no clang or cc on PATH") }
+        let flags = try tool("pkg-config", ["--cflags", "--libs", "libpipewire-0.3", "sndfile"]).standardOutput
+            .split(whereSeparator: \.isWhitespace).map(String.init)
+        let built = try run(compiler, ["-O2", "-o", program, source] + flags)
+        guard built.status == 0 else { throw SessionError.notReady("cannot build the recorder: \(built.standardError)") }
+        let log = "\((file as NSString).lastPathComponent).log"
+        let recorder = try start(program, [Self.sink, String(seconds), file], log: log)
+        try poll("the recorder linked to the sink") {
+            guard recorder.isRunning else { throw SessionError.notReady("the recorder ended: \(self.log(log))") }
+            return self.log(log).contains("recording")
+        }
         return recorder
     }
 
@@ -92,6 +108,13 @@ final class PipeWireSession {
         recorder.interrupt()
         recorder.waitUntilExit()
         return try readSoundFile(file).samples
+    }
+
+    /// The frames a finished recorder missed (the cycles it was not run in time for).
+    func framesTheRecorderMissed(file: String) -> Int {
+        let log = self.log("\((file as NSString).lastPathComponent).log")
+        guard let line = log.split(separator: "\n").first(where: { $0.hasPrefix("lost ") }) else { return -1 }
+        return Int(line.split(separator: " ")[1]) ?? -1
     }
 
     /// Starts a program in the session's environment, its output to `log` in the session's directory.
