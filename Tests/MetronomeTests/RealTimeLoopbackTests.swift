@@ -163,13 +163,15 @@ final class JackLoopback {
             var result: RunResult?
             let recording = try loopback.record(seconds: 14) {
                 result = try run(metronomeBinary(), ["--device", "loopback", "--bpm", "137", "--duration", "\(seconds)",
-                                                     "--no-pendulum", "--beat-sound", beat, "--bell-sound", bell],
+                                                     "--no-pendulum", "--verbose", "--beat-sound", beat, "--bell-sound", bell],
                                  environment: loopback.environment)
             }
             if loopback.serverHadXrun, attempt < 3 { continue }  // the harness, not the metronome
             let played = try #require(result)
             #expect(played.status == 0, "\(played.standardError)")
-            #expect(played.standardError.isEmpty, "\(played.standardError)")  // no underrun reported
+            // No underrun reported, and even --verbose says nothing of real time: in front of JACK
+            // (whose server may have none, as this one) the writer does not ask for it.
+            #expect(played.standardError.isEmpty, "\(played.standardError)")
             let found = onsets(recording)
             #expect(Int64(found.count) == expectedClicks)
             guard let first = found.first else { return }

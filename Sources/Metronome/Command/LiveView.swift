@@ -156,7 +156,7 @@ struct LiveView {
             if let ahead, ahead.shown == shown, ahead.underruns == underruns, ahead.changes == changes {
                 result.angle = ahead.angle
             } else {
-                result.angle = make(&probe, shown: shown, underruns: underruns, cache: &statusCache)
+                result.angle = makeProbe(shown: shown, underruns: underruns, lookingAhead: false)
             }
             ahead = nil
             result.draw = mustDraw || tracing || probe != grid
@@ -204,7 +204,7 @@ struct LiveView {
         for step in 0..<steps {
             let instant = MonotonicInstant(nanoseconds: next + step * period)
             let shown = clock.heardFrame(at: instant, sample: unbounded) - visualOffsetFrames
-            let angle = make(&probe, shown: shown, underruns: underruns, cache: &probeCache)
+            let angle = makeProbe(shown: shown, underruns: underruns, lookingAhead: true)
             if probe != grid {
                 ahead = (shown, angle, underruns, changes)
                 nextWake = instant
@@ -220,9 +220,11 @@ struct LiveView {
     /// taken when it wakes, not handled, so a resize or a stop is seen within this.
     static let longestSleep: Int64 = 100_000_000
 
-    /// Draws the picture of frame `shown` into `target`; returns the rod's angle.
-    private func make(_ target: inout TextGrid, shown: Int64, underruns: Int,
-                      cache: inout (status: PendulumStatus?, line: String)) -> Double {
+    /// Draws the picture of frame `shown` into `probe`; returns the rod's angle. Looking ahead
+    /// keeps its own status line, so the one shown is not made again when the frame comes.
+    /// Mutating, drawing into `probe` in place: a method that took `probe` inout while
+    /// reading `self` made Swift copy the whole view, and so the grid's cells, every frame.
+    private mutating func makeProbe(shown: Int64, underruns: Int, lookingAhead: Bool) -> Double {
         let angle = motion.angle(atFrame: Double(shown))
         let history = motion.history
         let passage = history.passage(atFrame: shown)
@@ -236,16 +238,21 @@ struct LiveView {
                                     underruns: underruns,
                                     bell: passage.bell, paused: controller.paused, muted: controller.muted, countIn: countIn,
                                     latencyTenths: latencyTenths)
-        if target.width != size.width || target.height != size.height {
-            target = TextGrid(width: size.width, height: size.height)
-            cache.status = nil
+        if probe.width != size.width || probe.height != size.height {
+            probe = TextGrid(width: size.width, height: size.height)
+            statusCache.status = nil
+            probeCache.status = nil
         }
-        if status != cache.status {
-            cache.line = status.text(width: size.width)
-            cache.status = status
+        let line: String
+        if lookingAhead {
+            if status != probeCache.status { probeCache = (status, status.text(width: size.width)) }
+            line = probeCache.line
+        } else {
+            if status != statusCache.status { statusCache = (status, status.text(width: size.width)) }
+            line = statusCache.line
         }
-        PendulumPicture.draw(into: &target, angle: angle, status: status, statusLine: cache.line, style: style)
-        if helpShown { PendulumPicture.drawHelp(into: &target, style: style) }
+        PendulumPicture.draw(into: &probe, angle: angle, status: status, statusLine: line, style: style)
+        if helpShown { PendulumPicture.drawHelp(into: &probe, style: style) }
         return angle
     }
 

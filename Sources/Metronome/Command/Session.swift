@@ -70,9 +70,9 @@ public enum Session {
         track.passageLog = passageLog
         let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
         let playback = LivePlayback(track: track, sink: sink)
-        // A card's writer wants real time; in front of a sound server's plugin the
-        // server keeps time, and a real-time client thread only starves a server that has none (JACK xruns).
-        playback.asksForRealTime = (sink as? PCMDevice).map { !$0.servedBySoundServer } ?? false
+        // A card's writer wants real time, and so does one in front of PipeWire (whose
+        // own threads are real-time, above ours); not in front of JACK or PulseAudio (`SoundServer`).
+        playback.asksForRealTime = (sink as? PCMDevice)?.wantsRealTimeWriter ?? false
         playback.memoryLocked = memoryLocked
         let controller = practiceController(settings, track: track, sounds: sounds, rate: sink.rate)
         // The plan is fed off the UI loop: a stopped terminal never starves the audio.
