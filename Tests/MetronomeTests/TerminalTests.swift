@@ -1,3 +1,4 @@
+import CAllocationCounter
 import Foundation
 @testable import Metronome
 import Testing
@@ -96,6 +97,31 @@ final class TmuxPane {
         #expect(!flags.contains("-icanon") && !flags.contains("-echo"))
         // The alternate screen is gone: the pane shows the shell's screen again, not the picture.
         #expect(!(try pane.capture()).contains("q quit"))
+    }
+
+    /// A frame is one `write` to a non-blocking description of the terminal of the program's own,
+    /// with no `poll` for room before it (a wakeup's worth of work less, 60 times a second).
+    /// Not under a sanitizer: strace and an instrumented binary do not mix.
+    @Test(.enabled(if: (tmuxInstalled && metronome_counting_available() != 0) || RealTimeLoopbackTests.required))
+    func aFrameIsOneWriteWithNoPollForRoom() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "strace is needed: run scripts/setup --test")
+        try #require(metronome_counting_available() != 0, "strace and a sanitizer's binary do not mix")
+        let directory = TemporaryDirectory()
+        let log = directory.file("strace")
+        let pane = try TmuxPane(command: "ALSA_CONFIG_PATH=/nonexistent /usr/bin/strace -f -e trace=openat,poll,write -o \(log) "
+                                + "\(metronomeBinary()) --bpm 137 --duration 3 2>/dev/null")
+        #expect(try pane.outcome(seconds: 30).status == 0)
+        let calls = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        // The terminal opened again, non-blocking, for the frames.
+        let opened = try #require(calls.first { $0.contains("openat(") && $0.contains("/proc/self/fd/1") && $0.contains("O_NONBLOCK") },
+                                  "\(calls.filter { $0.contains("openat(") })")
+        let descriptor = try #require(opened.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespaces) })
+        let frameWrites = calls.filter { $0.contains("write(\(descriptor),") }
+        let pollsForRoom = calls.filter { $0.contains("poll(") && $0.contains("POLLOUT") }
+        #expect(frameWrites.count >= 100, "\(frameWrites.count) frames in 3 s")
+        // Only the few plain writes (entering and leaving the screen) poll first, on stdout.
+        #expect(pollsForRoom.count < 10 && !pollsForRoom.contains { $0.contains("fd=\(descriptor),") },
+                "\(pollsForRoom.count): \(pollsForRoom.prefix(3))")
     }
 
     @Test(.enabled(if: tmuxInstalled || RealTimeLoopbackTests.required))

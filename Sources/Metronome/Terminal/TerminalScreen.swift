@@ -12,12 +12,17 @@ public final class TerminalScreen {
     private var shownWidth = 0
     private var active = true
     private var buffer: [UInt8] = []
+    /// The terminal opened again for the frames, non-blocking (an open file description of
+    /// our own, so the shell's stays as it was): a frame is one `write`, with no `poll` for
+    /// room before it. -1 where it cannot be opened: frames go to stdout, polled first.
+    private let frames: Int32
 
     /// nil unless both stdin and stdout are terminals that understand escape codes.
     public init?() {
         guard isatty(STDOUT_FILENO) == 1, Self.understandsEscapes(term: getenv("TERM").map { String(cString: $0) }),
               let keys = KeyInput() else { return nil }
         self.keys = keys
+        frames = open("/proc/self/fd/\(STDOUT_FILENO)", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         enterScreen()
     }
 
@@ -48,7 +53,10 @@ public final class TerminalScreen {
         shown.removeAll(keepingCapacity: true)
     }
 
-    deinit { leave() }
+    deinit {
+        leave()
+        if frames >= 0 { close(frames) }
+    }
 
     public var keyInput: KeyInput { keys }
 
@@ -101,7 +109,9 @@ public final class TerminalScreen {
         }
         guard !buffer.isEmpty else { return }
         // A terminal that stopped reading loses the frame (the next is drawn whole) rather than the loop.
-        if !BoundedWrite.write(STDOUT_FILENO, buffer, waitingAtMost: Self.frameWait) { shown.removeAll(keepingCapacity: true) }
+        let written = frames >= 0 ? BoundedWrite.writeAtOnce(frames, buffer, waitingAtMost: Self.frameWait)
+                                  : BoundedWrite.write(STDOUT_FILENO, buffer, waitingAtMost: Self.frameWait)
+        if !written { shown.removeAll(keepingCapacity: true) }
     }
 
     /// `ESC [ row ; column H` without building a String.
