@@ -65,7 +65,7 @@ final class SimulatedDevice: AudioSink {
             return .written
         }
         if started != nil, played(at: clock.now()) > streamWritten {
-            return .underrun(ALSAError(code: -32, call: "snd_pcm_writei"))  // -EPIPE
+            return .underrun(SinkError(code: -32, operation: "snd_pcm_writei"))  // -EPIPE
         }
         if started != nil {
             // Block until the buffer has room for this write.
@@ -143,7 +143,7 @@ final class SimulatedDevice: AudioSink {
         return SinkStatus(delay: queued + drift, queued: queued, at: now)
     }
 
-    func restart() -> ALSAError? {
+    func restart() -> SinkError? {
         if started != nil {
             let unplayed = Int(max(0, streamWritten - played(at: clock.now())))
             recording.removeLast(min(unplayed, recording.count))
@@ -153,7 +153,7 @@ final class SimulatedDevice: AudioSink {
         return nil
     }
 
-    func recover(from error: ALSAError) -> ALSAError? {
+    func recover(from error: SinkError) -> SinkError? {
         started = nil
         streamWritten = 0
         return nil

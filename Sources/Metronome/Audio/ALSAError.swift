@@ -2,6 +2,7 @@ import CAlsa
 import Glibc
 
 /// An ALSA failure: the negative errno an ALSA call returned, and `snd_strerror` of it.
+/// Thrown while a device is opened; once playing, its failures are `SinkError`s.
 public struct ALSAError: Error, CustomStringConvertible, Sendable {
     /// The negative error code, as ALSA returns it (`-EPIPE` for an underrun).
     public let code: Int32
@@ -13,15 +14,7 @@ public struct ALSAError: Error, CustomStringConvertible, Sendable {
         self.call = call
     }
 
-    /// A bounded `snd_pcm_wait` that ran out: the device stopped taking audio.
-    public static let stoppedTakingAudio = ALSAError(code: -ETIMEDOUT, call: "snd_pcm_wait")
-
-    public var message: String {
-        if code == Self.stoppedTakingAudio.code, call == Self.stoppedTakingAudio.call {
-            return "it stopped taking audio (the device or its sound server is gone)"
-        }
-        return String(cString: snd_strerror(code))
-    }
+    public var message: String { String(cString: snd_strerror(code)) }
     public var description: String { "\(call): \(message)" }
 
     /// Returns `result` when it is not negative, else throws it. Every ALSA call goes through here.

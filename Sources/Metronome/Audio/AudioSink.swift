@@ -1,4 +1,5 @@
 /// Where the audio thread sends frames: an ALSA device, or nothing at all.
+/// Its failures are `SinkError`s, whatever stands behind it.
 public protocol AudioSink: AnyObject {
     var rate: SampleRate { get }
     /// Frames the audio thread renders and writes at a time.
@@ -20,7 +21,7 @@ public protocol AudioSink: AnyObject {
     func rewind(upTo frames: Int64) -> Int64
 
     /// Brings the stream back after an underrun or suspend.
-    func recover(from error: ALSAError) -> ALSAError?
+    func recover(from error: SinkError) -> SinkError?
 
     /// Whether `rewind` can take back what is queued. A device that cannot
     /// (ALSA's pulse plugin hands each write to its server at once) is
@@ -28,7 +29,7 @@ public protocol AudioSink: AnyObject {
     var takesBackQueuedFrames: Bool { get }
 
     /// Drops everything queued and prepares the stream to start again.
-    func restart() -> ALSAError?
+    func restart() -> SinkError?
 
     /// Blocks until every written frame has been played.
     func drain()
@@ -54,8 +55,8 @@ public struct SinkStatus: Sendable {
 public enum SinkWrite {
     case written
     /// The device ran dry (or was suspended) before this write; nothing of it was played.
-    case underrun(ALSAError)
-    case failed(ALSAError)
+    case underrun(SinkError)
+    case failed(SinkError)
 }
 
 /// A sink with no device behind it: accepts every frame at once.
@@ -82,8 +83,8 @@ public final class SilentSink: AudioSink {
     /// line from frame 0 at the start (no step at each period).
     public func status() -> SinkStatus { SinkStatus(delay: Int64(bufferFrames), queued: Int64(bufferFrames), at: nil) }
     public func rewind(upTo frames: Int64) -> Int64 { 0 }
-    public func recover(from error: ALSAError) -> ALSAError? { nil }
+    public func recover(from error: SinkError) -> SinkError? { nil }
     public var takesBackQueuedFrames: Bool { true }
-    public func restart() -> ALSAError? { nil }
+    public func restart() -> SinkError? { nil }
     public func drain() {}
 }

@@ -52,11 +52,11 @@ public final class LivePlayback: @unchecked Sendable {
     /// Whether the audio thread has finished (track over, stopped, or failed).
     public var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
     /// The device error that ended playback, if one did.
-    public var failure: ALSAError? {
+    public var failure: SinkError? {
         let code = failureCode.load(ordering: .acquiring)
         if code == 0 { return nil }
         // Only the bounded wait fails with its code; everything else is the write's.
-        return code == ALSAError.stoppedTakingAudio.code ? .stoppedTakingAudio : ALSAError(code: code, call: "snd_pcm_writei")
+        return code == SinkError.stoppedTakingAudio.code ? .stoppedTakingAudio : SinkError(code: code, operation: "write")
     }
 
     /// Whether `start()` asks for real-time priority and locked memory: the live command does; a test need not.
@@ -151,7 +151,7 @@ public final class LivePlayback: @unchecked Sendable {
             case .underrun(let error):
                 refusals += 1
                 if refusals > Self.refusalLimit {
-                    failureCode.store(ALSAError.stoppedTakingAudio.code, ordering: .releasing)
+                    failureCode.store(SinkError.stoppedTakingAudio.code, ordering: .releasing)
                     return
                 }
                 // The same silence, underrunning again before any write was taken, is counted once.

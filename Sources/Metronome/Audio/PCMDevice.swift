@@ -152,7 +152,7 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
                 done += result
                 continue
             }
-            let error = ALSAError(code: Int32(result), call: "snd_pcm_writei")
+            let error = SinkError(code: Int32(result), operation: "snd_pcm_writei")
             switch PCMErrorAction(code: error.code) {
             case .retry:
                 continue
@@ -161,7 +161,7 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
                 let ready = snd_pcm_wait(pcm, stallLimitMilliseconds)
                 if ready == 0 { return .failed(.stoppedTakingAudio) }
                 guard ready < 0 else { continue }
-                let waitError = ALSAError(code: ready, call: "snd_pcm_wait")
+                let waitError = SinkError(code: ready, operation: "snd_pcm_wait")
                 switch PCMErrorAction(code: ready) {
                 case .retry, .waitForRoom: continue
                 case .underrun: return .underrun(waitError)
@@ -211,20 +211,17 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
     }
 
     /// `snd_pcm_recover`, silently: prepares the stream again after `-EPIPE` or `-ESTRPIPE`.
-    public func recover(from error: ALSAError) -> ALSAError? {
+    public func recover(from error: SinkError) -> SinkError? {
         let result = snd_pcm_recover(pcm, error.code, 1)
-        return result < 0 ? ALSAError(code: result, call: "snd_pcm_recover") : nil
+        return result < 0 ? SinkError(code: result, operation: "snd_pcm_recover") : nil
     }
 
     /// `snd_pcm_drop` then `snd_pcm_prepare`: what is queued is thrown away, and the stream starts again at the next writes.
-    public func restart() -> ALSAError? {
-        do {
-            try ALSAError.check(snd_pcm_drop(pcm), "snd_pcm_drop")
-            try ALSAError.check(snd_pcm_prepare(pcm), "snd_pcm_prepare")
-            return nil
-        } catch {
-            return error
-        }
+    public func restart() -> SinkError? {
+        let dropped = snd_pcm_drop(pcm)
+        if dropped < 0 { return SinkError(code: dropped, operation: "snd_pcm_drop") }
+        let prepared = snd_pcm_prepare(pcm)
+        return prepared < 0 ? SinkError(code: prepared, operation: "snd_pcm_prepare") : nil
     }
 
     /// `snd_pcm_drain`: returns once everything written has played (or the
