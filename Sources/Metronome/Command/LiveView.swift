@@ -191,6 +191,7 @@ struct LiveView {
     /// Looks ahead only after a frame that did not change (`lookAhead`): while the rod moves every
     /// frame, looking ahead would cost a picture a frame and save nothing.
     private mutating func scheduleNext(after now: MonotonicInstant, sample: Sample, underruns: Int, lookAhead: Bool) {
+        guard picture else { return scheduleLines(after: now, sample: sample) }
         var next = nextFrame.map { $0.nanoseconds + period } ?? now.nanoseconds + period
         if next <= now.nanoseconds { next = now.nanoseconds + period }  // fell behind: skip, do not race
         nextFrame = MonotonicInstant(nanoseconds: next)
@@ -214,6 +215,20 @@ struct LiveView {
         }
         nextWake = MonotonicInstant(nanoseconds: next + steps * period)
         nextFrame = nextWake
+    }
+
+    /// Without a picture: wakes when the next click is heard, so its line is printed then (not up to
+    /// a frame late), or after `longestSleep` at most, to take the clicks and passages the audio
+    /// thread logged since and to see the end: a few wakes a second, not twenty.
+    private mutating func scheduleLines(after now: MonotonicInstant, sample: Sample) {
+        let shown = heardClock.heardFrame(at: now, sample: sample) - visualOffsetFrames
+        var wake = now.nanoseconds + Self.longestSleep
+        let passage = motion.history.passage(atFrame: shown)
+        if !passage.paused, let heard = heardClock.instant(whenHeard: passage.frame(ofClick: passage.firstClick(atOrAfter: shown + 1)) + visualOffsetFrames) {
+            wake = min(wake, max(heard.nanoseconds, now.nanoseconds + 1_000_000))
+        }
+        nextFrame = MonotonicInstant(nanoseconds: wake)
+        nextWake = MonotonicInstant(nanoseconds: wake)
     }
 
     /// The longest the loop sleeps between frames, picture unchanged or not (nanoseconds): signals are

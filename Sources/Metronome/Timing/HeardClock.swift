@@ -42,4 +42,14 @@ public struct HeardClock: Sendable {
         guard let offset else { return sample.heard }
         return min(Int64((nowFrames + offset).rounded(.down)), sample.written)
     }
+
+    /// When frame `frame` will be heard on the line as it stands (nil before the first sample):
+    /// the first nanosecond at which `heardFrame` reaches it, unless a new sample moves the line.
+    public func instant(whenHeard frame: Int64) -> MonotonicInstant? {
+        guard let offset else { return nil }
+        let nanosecondsPerFrame = 1e9 / Double(rate.framesPerSecond)
+        let at = ((Double(frame) - offset) * nanosecondsPerFrame).rounded(.up)
+        guard at.isFinite, abs(at) < 9e18 else { return nil }
+        return MonotonicInstant(nanoseconds: Int64(at) + 1)
+    }
 }
