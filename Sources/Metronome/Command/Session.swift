@@ -6,6 +6,7 @@ public enum Session {
     public static func run(_ settings: Settings) throws -> Int32 {
         let signals = TerminationSignals()
         if let output = settings.output, let format = settings.outputFormat {
+            if format.container == .midi { return try renderMIDI(settings, to: output, signals: signals) }
             return try render(settings, to: output, format: format, signals: signals)
         }
         return try play(settings, signals: signals)
@@ -43,6 +44,39 @@ public enum Session {
                 track, expectedFrames: track.endFrame == nil ? expectedEnd() : nil,
                 interrupted: {
                     try traceClicks()
+                    feeder?.feed()
+                    return signals.takeStop()
+                }, created: openTrace)
+        } catch FileRenderer.Interruption.signal(let signal) {
+            return TerminationSignals.exitStatus(for: signal)
+        }
+        return 0
+    }
+
+    /// `--output x.mid`: the same track, its clicks as notes and its passages as the file's tempo map.
+    static func renderMIDI(_ settings: Settings, to output: String, signals: TerminationSignals) throws -> Int32 {
+        let sounds = try loadSounds(settings, rate: settings.rate)
+        let (track, feeder, _) = makeTrack(settings, sounds: sounds, rate: settings.rate)
+        var tempoChanges = TempoChanges(after: track.passage)
+        var trace: Trace?
+        func openTrace() throws(MetronomeError) {
+            trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
+            trace?.tempo(track.schedule.tempo, frame: 0)
+        }
+        func traceClicks(_ clicks: [StartedClick], _ passages: [Passage]) throws(MetronomeError) {
+            guard let trace else { return }
+            for passage in passages {
+                if let frame = tempoChanges.firstFrame(ofChangeTo: passage) { trace.tempo(passage.tempo, frame: frame) }
+            }
+            for click in clicks { trace.click(click) }
+            trace.flush()
+            if let error = trace.error { throw error }
+        }
+        do {
+            _ = try MIDIRenderer(path: output, force: settings.force).render(
+                track, volume: settings.volume * track.planLevel, markers: TempoMapMarkers(settings.plan),
+                drained: { clicks, passages in try traceClicks(clicks, passages) },
+                interrupted: {
                     feeder?.feed()
                     return signals.takeStop()
                 }, created: openTrace)
