@@ -134,4 +134,13 @@ import Testing
         #expect(float.status == 64 && float.standardError.contains("MIDI"), "\(float.standardError)")
         #expect(directory.contents().isEmpty)
     }
+
+    @Test func theHelpNamesMIDIFilesInAndOut() throws {
+        let help = try run(metronomeBinary(), ["--help"])
+        #expect(help.status == 0)
+        let text = help.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(text.contains(".aiff, or .mid (a Standard MIDI File"), "\(text)")
+        #expect(text.contains("or a MIDI file's tempo map"))
+        #expect(text.contains("--output song.mid"))
+    }
 }
