@@ -56,7 +56,10 @@ public enum Session {
     /// `--output x.mid`: the same track, its clicks as notes and its passages as the file's tempo map.
     static func renderMIDI(_ settings: Settings, to output: String, signals: TerminationSignals) throws -> Int32 {
         let sounds = try loadSounds(settings, rate: settings.rate)
-        let (track, feeder, _) = makeTrack(settings, sounds: sounds, rate: settings.rate)
+        let (track, feeder, expectedEnd) = makeTrack(settings, sounds: sounds, rate: settings.rate)
+        guard track.endFrame != nil || expectedEnd() != nil else {
+            throw RenderError.badRequest("--output needs a length: add --bars N or --duration T")
+        }
         var tempoChanges = TempoChanges(after: track.passage)
         var trace: Trace?
         func openTrace() throws(MetronomeError) {
@@ -159,7 +162,8 @@ public enum Session {
             beats = nil
             length = settings.length
         case .endless:
-            beats = whole.beats(inBars: nil)
+            // A setlist's song plays on, live, until a key moves on (its last tempo after a map's end).
+            beats = settings.songs != nil && settings.output == nil ? nil : whole.beats(inBars: nil)
             length = beats.map(TrackLength.beats) ?? .endless
         }
         let plan = TempoPlan(source, rate: rate, rhythm: settings.rhythm, beats: beats)
