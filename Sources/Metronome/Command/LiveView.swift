@@ -19,6 +19,8 @@ struct LiveView {
     enum Reaction: Equatable {
         case send(PracticeCommand)
         case stop
+        /// A setlist's next (+1) or previous (-1) song.
+        case song(Int)
     }
 
     /// One frame's work for the loop.
@@ -50,6 +52,9 @@ struct LiveView {
     private(set) var controller: PracticeController
     private(set) var motion: PendulumMotion
     private(set) var helpShown = false
+    /// Whether `n` and `p` move through a setlist, and the song the status line shows (`3/12 Waltz`).
+    let hasSongs: Bool
+    private(set) var song: String?
     private var heardClock: HeardClock
     /// The picture as last made (what the screen shows once drawn), and a scratch one to make the next in.
     private(set) var grid = TextGrid(width: 0, height: 0)
@@ -88,6 +93,8 @@ struct LiveView {
         framesPerSecond = picture ? settings.framesPerSecond : 20
         period = 1_000_000_000 / Int64(framesPerSecond)
         self.controller = controller
+        hasSongs = settings.songs != nil
+        song = settings.songs.map { $0.place(of: $0.current) }
         heardClock = HeardClock(rate: rate)
         tempoChanges = TempoChanges(after: firstPassage)
         motion = PendulumMotion(schedule: schedule, amplitude: settings.swingAngle, easing: settings.easing,
@@ -107,6 +114,13 @@ struct LiveView {
         nextFrame = nil
         mustDraw = true
         nextWake = now
+    }
+
+    /// The song now playing (a setlist's, `3/12 Waltz`): the status line shows it.
+    mutating func show(song: String) {
+        self.song = song
+        changes += 1
+        mustDraw = true
     }
 
     /// New passages from the audio thread: the picture follows them. Returns
@@ -135,6 +149,10 @@ struct LiveView {
         let heard = heardClock.heardFrame(at: now, sample: sample)
         var reactions: [Reaction] = []
         for key in keys {
+            if hasSongs, case .character(let byte) = key, byte | 0x20 == UInt8(ascii: "n") || byte | 0x20 == UInt8(ascii: "p") {
+                reactions.append(.song(byte | 0x20 == UInt8(ascii: "n") ? 1 : -1))
+                continue
+            }
             switch controller.press(key, heardFrame: heard) {
             case .command(let command): reactions.append(.send(command))
             case .quit: reactions.append(.stop)
@@ -235,7 +253,7 @@ struct LiveView {
                                     elapsedSeconds: max(0, shown) / passage.grid.rate.framesPerSecond,
                                     underruns: underruns,
                                     bell: passage.bell, paused: controller.paused, muted: controller.muted, countIn: countIn,
-                                    latencyTenths: latencyTenths)
+                                    latencyTenths: latencyTenths, song: song)
         if target.width != size.width || target.height != size.height {
             target = TextGrid(width: size.width, height: size.height)
             cache.status = nil

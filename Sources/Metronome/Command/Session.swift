@@ -99,6 +99,14 @@ public enum Session {
             sounds = try loadSounds(settings, rate: sink.rate)
         }
         let (track, feeder, _) = makeTrack(settings, sounds: sounds, rate: sink.rate)
+        // A setlist: a second plan queue for the next song, and the track's word of each song it starts.
+        var songs: SongSwitcher?
+        if let list = settings.songs, let feeder {
+            let plans = (feeder.queue, LockFreeQueue<Passage>(capacity: 256))
+            track.songPlans = plans
+            track.songLog = LockFreeQueue<SongStart>(capacity: 64)
+            songs = SongSwitcher(list: list, feeder: feeder, plans: plans, rate: sink.rate, rhythm: settings.rhythm)
+        }
         // What the device granted; without a device (playing on silently) nothing was.
         if settings.verbosity == .verbose, sink is PCMDevice { TerminalScreen.emit(grantedLatency(sink) + "\n") }
         let clickLog = ClickLog()
@@ -116,7 +124,7 @@ public enum Session {
         let feeding = feeder.map { PlanFeedThread(feeder: $0) }
         feeding?.start()
         let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace,
-                              clickLog: clickLog, passageLog: passageLog, controller: controller).run()
+                              clickLog: clickLog, passageLog: passageLog, controller: controller, songs: songs).run()
         feeding?.stop()
 
         // A device that failed is the one line: the underruns before it were its going.
