@@ -24,10 +24,11 @@ public struct MetronomeCommand: ParsableCommand {
               metronome --tempo-map song.txt --output song.wav
               metronome --tempo-map song.txt --output song.mid
               metronome --tempo-map daw-export.mid --start-at Chorus
+              metronome --setlist tonight.txt --song Waltz   (n / p: next / previous song)
               metronome --bpm 137 --output click.wav --duration 1h
               metronome --bpm 120 --output click.flac --bars 64 --rate 44100
 
-            Exit status: 0 done, 64 bad option, 65 malformed tempo map (a MIDI file: at its byte offset), \
+            Exit status: 0 done, 64 bad option, 65 malformed tempo map or setlist (a MIDI file: at its byte offset), \
             66 unreadable sound file or tempo map, 69 audio device unavailable, \
             73 output cannot be created, 74 audio device or file failed midway, \
             128+N stopped by signal N.

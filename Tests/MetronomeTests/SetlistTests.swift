@@ -85,4 +85,14 @@ import Testing
             #expect(result.standardError.split(separator: "\n").count == 1)
         }
     }
+
+    @Test func theHelpExplainsTheSetlistItsFormatAndItsKeys() throws {
+        let help = try run(metronomeBinary(), ["--help"])
+        #expect(help.status == 0)
+        let text = help.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for phrase in ["--setlist <file>", "'name: TEMPO [METER]' or 'name: FILE'", "# comments",
+                       "keys n and p move to the next and previous song at the next bar line", "--song <name>", "e.g. --song Waltz"] {
+            #expect(text.contains(phrase), "\(phrase)")
+        }
+    }
 }
