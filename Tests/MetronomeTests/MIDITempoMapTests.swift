@@ -29,14 +29,14 @@ import Testing
     ]
 
     /// Writes `events` with mido (delta times from the absolute ticks).
-    private func write(_ events: [(tick: Int, statement: String)], name: String) throws -> String {
+    private func write(_ events: [(tick: Int, statement: String)], name: String, ticksPerQuarter: Int = 480) throws -> String {
         let path = directory.file(name)
         var tick = 0, lines: [String] = []
         for (at, statement) in events {
             lines.append("track.append(\(statement.dropLast()), time=\(at - tick)))")
             tick = at
         }
-        try MidoReading.write(path, ticksPerQuarter: 480, track: lines.joined(separator: "\n"))
+        try MidoReading.write(path, ticksPerQuarter: ticksPerQuarter, track: lines.joined(separator: "\n"))
         return path
     }
 
@@ -87,7 +87,8 @@ import Testing
         try #require(result.status == 0, "\(result.standardError)")
         return try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").compactMap { line in
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
-            guard object["type"] as? String == "click" else { return nil }
+            // The beats: not the clicks between them.
+            guard object["type"] as? String == "click", object["sound"] as? String != "sub" else { return nil }
             return ((object["frame"] as! NSNumber).int64Value, object["sound"] as? String == "bell")
         }
     }
@@ -101,6 +102,29 @@ import Testing
         #expect(played.count == expected.count && expected.count == 600 + 14 + 13)
         for (click, beat) in zip(played, expected) {
             #expect(click.frame == (beat.seconds * Int128(rate)).nearestFrame, "\(click.frame)")
+            #expect(click.bell == beat.bell)
+        }
+    }
+
+    /// 997 ticks a quarter (a prime) and tempos changing inside beats: beat
+    /// lengths whose fractions of frames are too fine for one grid, each beat placed on its own.
+    @Test(arguments: [44_100, 48_000])
+    func tempoChangesInsideBeatsAtAnOddResolutionStayExact(rate: Int) throws {
+        let events: [(tick: Int, statement: String)] = [
+            (0, "MetaMessage('time_signature', numerator=7, denominator=8)"),
+            (0, "MetaMessage('set_tempo', tempo=612245)"),
+            (1, "MetaMessage('set_tempo', tempo=498761)"),
+            (997 * 3 + 5, "MetaMessage('set_tempo', tempo=733331)"),
+            (997 * 7 + 499, "MetaMessage('set_tempo', tempo=16777215)"),
+            (997 * 9 + 3, "MetaMessage('set_tempo', tempo=250001)"),
+            (997 * 20, "MetaMessage('end_of_track')"),
+        ]
+        let path = try write(events, name: "odd.mid", ticksPerQuarter: 997)
+        let expected = try expectedBeats(path)
+        let beats = try clicks(path, rate: rate, ["--subdivide", "3"])
+        #expect(beats.count == expected.count && expected.count == 40)
+        for (click, beat) in zip(beats, expected) {
+            #expect(click.frame == (beat.seconds * Int128(rate)).nearestFrame)
             #expect(click.bell == beat.bell)
         }
     }

@@ -95,4 +95,19 @@ import Testing
             #expect(text.contains(phrase), "\(phrase)")
         }
     }
+
+    @Test func withoutATerminalTheSongIsALineBeforeItsBarsAndARenderTracesIt() throws {
+        let set = try write("Opener: 240\nWaltz: 240 3/4\n")
+        let live = try run(metronomeBinary(), ["--setlist", set, "--song", "Waltz", "--bars", "2"],
+                           environment: ["ALSA_CONFIG_PATH": "/nonexistent"])
+        #expect(live.status == 0, "\(live.standardError)")
+        let lines = live.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.first == "song 2/2 Waltz")
+        #expect(lines.dropFirst().first?.hasPrefix("bar 1  240 bpm 3/4") == true, "\(lines)")
+        let trace = directory.file("render.jsonl")
+        let render = try run(metronomeBinary(), ["--setlist", set, "--bars", "1", "--output", directory.file("x.mid"), "--trace", trace])
+        #expect(render.status == 0, "\(render.standardError)")
+        let songLines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").filter { $0.contains("\"song\"") }
+        #expect(songLines == [#"{"type":"song","song":1,"of":2,"name":"Opener","frame":0}"#])
+    }
 }

@@ -115,7 +115,7 @@ final class LiveLoop {
         guard let songs, let log = playback.track.songLog else { return }
         while let start = log.pop() {
             guard let (song, next) = songs.started(start) else { continue }
-            view.show(song: songs.list.place(of: song))
+            view.show(song: songs.list.place(of: song), from: start.frame)
             trace?.song(song + 1, of: songs.list.songs.count, name: songs.list.songs[song].name, frame: start.frame)
             if let next { playback.send(next) }
         }

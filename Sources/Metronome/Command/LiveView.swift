@@ -55,6 +55,8 @@ struct LiveView {
     /// Whether `n` and `p` move through a setlist, and the song the status line shows (`3/12 Waltz`).
     let hasSongs: Bool
     private(set) var song: String?
+    /// Without a picture: songs not yet heard, each printed as a line where it starts.
+    private var pendingSongs: [(frame: Int64, place: String)] = []
     private var heardClock: HeardClock
     /// The picture as last made (what the screen shows once drawn), and a scratch one to make the next in.
     private(set) var grid = TextGrid(width: 0, height: 0)
@@ -95,6 +97,7 @@ struct LiveView {
         self.controller = controller
         hasSongs = settings.songs != nil
         song = settings.songs.map { $0.place(of: $0.current) }
+        if printsLines, let song { pendingSongs.append((0, song)) }
         heardClock = HeardClock(rate: rate)
         tempoChanges = TempoChanges(after: firstPassage)
         motion = PendulumMotion(schedule: schedule, amplitude: settings.swingAngle, easing: settings.easing,
@@ -116,9 +119,11 @@ struct LiveView {
         nextWake = now
     }
 
-    /// The song now playing (a setlist's, `3/12 Waltz`): the status line shows it.
-    mutating func show(song: String) {
+    /// The song now playing (a setlist's, `3/12 Waltz`) from `frame`: the status line shows it,
+    /// and without a picture a line says it once heard.
+    mutating func show(song: String, from frame: Int64) {
         self.song = song
+        if printsLines { pendingSongs.append((frame, song)) }
         changes += 1
         mustDraw = true
     }
@@ -274,11 +279,18 @@ struct LiveView {
 
     /// Without a terminal: a line per bar as it is heard (a line per click with --verbose).
     private mutating func heardLines(upTo heard: Int64) -> String {
-        guard !pending.isEmpty else { return "" }
         var text = ""
+        // A song's line before the clicks it starts with.
+        func songs(upTo frame: Int64) {
+            while let first = pendingSongs.first, first.frame <= frame {
+                text += "song \(first.place)\n"
+                pendingSongs.removeFirst()
+            }
+        }
         var index = 0
         while index < pending.count, pending[index].frame <= heard {
             let click = pending[index]
+            songs(upTo: click.frame)
             let passage = motion.history.passage(forClick: click.click)
             let bar = (click.bar < 0 ? "count-in " : "") + "\(shownBar(click.bar))", beat = click.beatInBar + 1
             let seconds = Double(click.frame) / Double(passage.grid.rate.framesPerSecond)
@@ -291,6 +303,8 @@ struct LiveView {
             index += 1
         }
         pending.removeFirst(index)
+        // A song chosen while paused is said at once.
+        if pending.isEmpty { songs(upTo: heard) }
         return text
     }
 }

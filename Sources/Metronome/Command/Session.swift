@@ -27,6 +27,9 @@ public enum Session {
         func openTrace() throws(MetronomeError) {
             trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
             trace?.tempo(track.schedule.tempo, frame: 0)
+            if let list = settings.songs {
+                trace?.song(list.current + 1, of: list.songs.count, name: list.songs[list.current].name, frame: 0)
+            }
         }
         // Between blocks and before the file is kept: the clicks and tempo
         // changes of the blocks rendered so far. A trace that cannot be written ends the render.
@@ -65,6 +68,9 @@ public enum Session {
         func openTrace() throws(MetronomeError) {
             trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
             trace?.tempo(track.schedule.tempo, frame: 0)
+            if let list = settings.songs {
+                trace?.song(list.current + 1, of: list.songs.count, name: list.songs[list.current].name, frame: 0)
+            }
         }
         func traceClicks(_ clicks: [StartedClick], _ passages: [Passage]) throws(MetronomeError) {
             guard let trace else { return }
