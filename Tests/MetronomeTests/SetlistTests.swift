@@ -110,4 +110,24 @@ import Testing
         let songLines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").filter { $0.contains("\"song\"") }
         #expect(songLines == [#"{"type":"song","song":1,"of":2,"name":"Opener","frame":0}"#])
     }
+
+    /// Clicks a second long overlap at 600 bpm: a track starting with a slow song leaves room for it from the start.
+    @Test func theGainLeavesRoomForTheFastestSongToCome() {
+        let rate = SampleRate.standard
+        let ringing = Sound(samples: [Float](repeating: 0.5, count: 48_000), rate: rate)
+        let sounds = ClickSounds(beat: ringing, bell: ringing)
+        var settings = Settings()
+        let slow = SongList.Song(name: "Slow", source: SongList.constant(Tempo(bpm: 60)!, meter: .common))
+        let fast = SongList.Song(name: "Fast", source: SongList.constant(Tempo(bpm: 600)!, meter: .common))
+        settings.songs = SongList(songs: [slow, fast], current: 0)
+        settings.plan = slow.source
+        let (withFast, _, _) = Session.makeTrack(settings, sounds: sounds, rate: rate)
+        settings.songs = SongList(songs: [slow], current: 0)
+        let (alone, _, _) = Session.makeTrack(settings, sounds: sounds, rate: rate)
+        settings.songs = SongList(songs: [fast], current: 0)
+        settings.plan = fast.source
+        let (fastAlone, _, _) = Session.makeTrack(settings, sounds: sounds, rate: rate)
+        #expect(withFast.gain == fastAlone.gain)
+        #expect(withFast.gain < alone.gain)
+    }
 }

@@ -71,11 +71,13 @@ public final class ClickTrack: @unchecked Sendable {
     }
 
     /// A track that follows `plan`, whose passages `feeder` hands over ahead of time.
+    /// `fastest`: a faster stretch still to come than the plan's own (a setlist's next songs).
     public convenience init(plan: TempoPlan, feeder: PlanFeeder, sounds: ClickSounds, volume: Float = 1,
-                            length: TrackLength = .endless) {
+                            length: TrackLength = .endless, fastest: ClickSchedule? = nil) {
+        let own = plan.fastestSchedule
         self.init(schedule: plan.firstSchedule, beat: sounds.beat, bell: sounds.bell, volume: volume * plan.level,
                   length: length, rhythm: plan.firstRhythm, subdivision: sounds.subdivision, polyrhythm: sounds.polyrhythm,
-                  plan: feeder.queue, fastest: plan.fastestSchedule)
+                  plan: feeder.queue, fastest: fastest.map { $0.shortestInterval < own.shortestInterval ? $0 : own } ?? own)
         planLevel = plan.level
     }
 

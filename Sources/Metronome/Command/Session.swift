@@ -182,7 +182,10 @@ public enum Session {
         }
         let plan = TempoPlan(source, rate: rate, rhythm: settings.rhythm, beats: beats)
         let feeder = PlanFeeder(plan)
-        let track = ClickTrack(plan: plan, feeder: feeder, sounds: sounds, volume: settings.volume, length: length)
+        // A setlist's songs to come may be faster: the gain leaves room for the fastest of them all.
+        let fastest = settings.songs?.songs.map { TempoPlan($0.source, rate: rate, rhythm: settings.rhythm).fastestSchedule }
+            .min { $0.shortestInterval < $1.shortestInterval }
+        let track = ClickTrack(plan: plan, feeder: feeder, sounds: sounds, volume: settings.volume, length: length, fastest: fastest)
         return (track, feeder, { plan.endFrame(beats: beats) })
     }
 
