@@ -177,6 +177,7 @@ import Testing
         (Array(header.prefix(8)) + [0, 2] + Array(header.suffix(4)) + track([0, 0xFF, 0x2F, 0]), "byte 8: format 2"),
         (header + track([0, 0xFF, 0x2F, 0]), "the file's tracks end at tick 0"),
         (header + track([0x83, 0x60, 0xFF, 0x2F, 0, 0]), "byte 24: End of Track 1 bytes before the track's end"),
+        (header + track([0, 0xFF, 0x51, 0x03, 0, 0x75, 0x2F, 0x83, 0x60, 0xFF, 0x2F, 0]), "the beat at tick 0 is faster than 1000 beats a minute"),
     ] as [([UInt8], String)])
     func aMalformedOrTruncatedFileIsOneLineWithItsByteAndExit65(bytes: [UInt8], message: String) throws {
         let path = directory.file("bad.mid")

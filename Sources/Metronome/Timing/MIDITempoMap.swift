@@ -70,6 +70,10 @@ extension TempoMap {
             var beatEnd = position + 4 * perQuarter * scale / Int64(meter.noteValue)
             if meterIndex < meters.count { beatEnd = min(beatEnd, meters[meterIndex].0) }
             let endTime = time(at: beatEnd)
+            // As fast as a metronome goes, and no faster: 1000 beats a minute (a beat cut short by a time signature aside).
+            if beatEnd - position == 4 * perQuarter * scale / Int64(meter.noteValue), endTime - beatStart < 60_000 * Int128(perQuarter * scale) {
+                throw TimingError(.malformed, "\(name): the beat at tick \(position / scale) is faster than 1000 beats a minute (its tempo is too fast to play)")
+            }
             bars[bars.count - 1].beats.append(endTime - beatStart)
             seconds += endTime - beatStart
             guard seconds <= week else {
