@@ -126,6 +126,15 @@ import Testing
         for (got, bpm) in zip(tempos, [100.0, 92.5, 85, 80]) { #expect(abs(Double(got) - 60e6 / bpm) <= 1) }
     }
 
+    /// 2+2+3/8: the bell on the one, the softer bell (an accent) where each later group starts.
+    @Test func anAdditiveMetersAccentsAreSofterBells() throws {
+        let file = try export(["--bpm", "160", "--meter", "2+2+3/8", "--bars", "2"])
+        let bar = [(34, 127), (33, 127), (34, 64), (33, 127), (34, 64), (33, 127), (33, 127)]
+        #expect(file.notes.map { [$0.key, $0.velocity] } == (bar + bar).map { [$0.0, $0.1] })
+        #expect(file.meters == [[0, 7, 8]])
+        for (j, note) in file.notes.enumerated() { #expect(abs(note.time - Double(j) * 60 / 160) < 0.001) }
+    }
+
     @Test func aTempoTooSlowForMIDIOrAFloatFormatIsRefusedAndLeavesNoFile() throws {
         let output = directory.file("slow.mid")
         let slow = try run(metronomeBinary(), ["--bpm", "3", "--bars", "1", "--output", output])
