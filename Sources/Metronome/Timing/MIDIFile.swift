@@ -43,11 +43,10 @@ public struct MIDIFile: Sendable, Equatable {
             var tick: Int64 = 0
             for event in track.events {
                 precondition(event.tick >= tick, "events are written in tick order")
-                Self.appendQuantity(event.tick - tick, to: &data)
-                tick = event.tick
+                Self.appendDelta(from: &tick, to: event.tick, data: &data)
                 data += event.message.bytes
             }
-            Self.appendQuantity(max(0, track.end - tick), to: &data)
+            Self.appendDelta(from: &tick, to: max(tick, track.end), data: &data)
             data += [0xFF, 0x2F, 0x00]
             bytes += Array("MTrk".utf8)
             Self.append(UInt32(data.count), to: &bytes)
@@ -64,9 +63,22 @@ public struct MIDIFile: Sendable, Equatable {
         bytes += [UInt8(value >> 8), UInt8(value & 0xFF)]
     }
 
+    /// The delta time from `tick` to `next`: a delta holds at most 2^28 - 1
+    /// ticks, so a longer gap (hours without a click) is bridged by empty
+    /// text events (FF 01 00), which every reader skips.
+    static func appendDelta(from tick: inout Int64, to next: Int64, data: inout [UInt8]) {
+        let longest: Int64 = (1 << 28) - 1
+        while next - tick > longest {
+            appendQuantity(longest, to: &data)
+            data += [0xFF, 0x01, 0x00]
+            tick += longest
+        }
+        appendQuantity(next - tick, to: &data)
+        tick = next
+    }
+
     /// A variable-length quantity: seven bits a byte, most significant first,
-    /// every byte but the last with its top bit set. Delta times of more than
-    /// 2^28 - 1 ticks are split by the caller (a click track's never are).
+    /// every byte but the last with its top bit set (at most four bytes).
     static func appendQuantity(_ value: Int64, to bytes: inout [UInt8]) {
         precondition(value >= 0 && value < 1 << 28, "a delta time is 0 to 2^28 - 1")
         var groups: [UInt8] = [UInt8(value & 0x7F)]
