@@ -93,7 +93,7 @@ struct PracticeOptions: ParsableArguments {
             throw MetronomeError(.noInput, "cannot read tempo map '\(path)': \(error.message)")
         }
         // A MIDI file is known by its first bytes, whatever its name.
-        if MIDIFile.isMIDIFile(bytes) { return try TempoMap(midi: try MIDIFile(parsing: bytes, name: path), name: path) }
+        if MIDIFile.isMIDIFile(bytes, name: path) { return try TempoMap(midi: try MIDIFile(parsing: bytes, name: path), name: path) }
         return try TempoMap(parsing: bytes, name: path)
     }
 

@@ -47,7 +47,7 @@ struct SetlistOptions: ParsableArguments {
                 } catch {
                     throw MetronomeError(.noInput, "\(path):\(song.line):\(song.column): cannot read '\(resolved)': \(error.message)")
                 }
-                let map = MIDIFile.isMIDIFile(contents)
+                let map = MIDIFile.isMIDIFile(contents, name: resolved)
                     ? try TempoMap(midi: try MIDIFile(parsing: contents, name: resolved), name: resolved)
                     : try TempoMap(parsing: contents, name: resolved)
                 songs.append(SongList.Song(name: song.name, source: .map(map, first: 0, loops: false)))

@@ -190,4 +190,14 @@ import Testing
         #expect(!line.contains("\n"))
         #expect(!FileManager.default.fileExists(atPath: output))
     }
+
+    /// A .mid file cut inside its header is a MIDI file's error; a text map called .mid is still a map.
+    @Test func aFileCalledMidIsReadAsMIDIOnlyWhenItIsNoText() throws {
+        let cut = directory.file("cut.mid"), text = directory.file("text.mid")
+        try Data("MTh".utf8).write(to: URL(fileURLWithPath: cut))
+        try "2 3/4 90\n".write(toFile: text, atomically: true, encoding: .utf8)
+        let short = try run(metronomeBinary(), ["--tempo-map", cut, "--output", directory.file("x.wav")])
+        #expect(short.status == 65 && short.standardError.contains("cut.mid: byte 3: the file ends inside its MThd header"), "\(short.standardError)")
+        #expect(try clicks(text, rate: 48_000).count == 6)
+    }
 }

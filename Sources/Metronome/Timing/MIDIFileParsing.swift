@@ -1,7 +1,13 @@
 extension MIDIFile {
-    /// Whether `bytes` are a Standard MIDI File (they start with its `MThd`), whatever the file is called.
-    public static func isMIDIFile(_ bytes: [UInt8]) -> Bool {
-        bytes.starts(with: Array("MThd".utf8))
+    /// Whether `bytes` are a Standard MIDI File: they start with its `MThd`,
+    /// whatever the file is called; or a file called `.mid` or `.midi` holds
+    /// what is no text (a MIDI file cut short, so its error names the byte).
+    public static func isMIDIFile(_ bytes: [UInt8], name: String = "") -> Bool {
+        let header = Array("MThd".utf8)
+        if bytes.starts(with: header) { return true }
+        let lowered = name.lowercased()
+        guard lowered.hasSuffix(".mid") || lowered.hasSuffix(".midi") else { return false }
+        return header.starts(with: bytes) || bytes.prefix(64).contains { $0 == 0 || $0 >= 0x80 }
     }
 
     /// Reads the tempo, time-signature and marker events of every track and
@@ -10,7 +16,11 @@ extension MIDIFile {
     /// naming the byte offset (from 0) where it goes wrong, exit 65.
     public init(parsing bytes: [UInt8], name: String) throws(TimingError) {
         var reader = MIDIByteReader(bytes: bytes, name: name)
-        guard reader.bytes.starts(with: Array("MThd".utf8)) else { throw reader.error(at: 0, "not a MIDI file (no MThd header)") }
+        let header = Array("MThd".utf8)
+        guard bytes.starts(with: header) else {
+            if header.starts(with: bytes) { throw reader.error(at: bytes.count, "the file ends inside its MThd header (truncated?)") }
+            throw reader.error(at: 0, "not a MIDI file (no MThd header)")
+        }
         reader.offset = 4
         let headerLength = try reader.fixed(4, "the header's length")
         guard headerLength >= 6 else { throw reader.error(at: 4, "the header is \(headerLength) bytes long; it has 6") }
