@@ -102,7 +102,7 @@ public struct Setlist: Sendable, Equatable {
     }
 }
 
-extension String {
+private extension String {
     /// The string without the characters of `set` at either end.
     func trimmingCharacters(_ set: String) -> String {
         String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
