@@ -22,10 +22,13 @@ public struct MetronomeCommand: ParsableCommand {
               metronome --bpm 80 --step 2/4 --until 120
               metronome --tempo-map song.txt --start-at chorus --loop
               metronome --tempo-map song.txt --output song.wav
+              metronome --tempo-map song.txt --output song.mid
+              metronome --tempo-map daw-export.mid --start-at Chorus
+              metronome --setlist tonight.txt --song Waltz   (n / p: next / previous song)
               metronome --bpm 137 --output click.wav --duration 1h
               metronome --bpm 120 --output click.flac --bars 64 --rate 44100
 
-            Exit status: 0 done, 64 bad option, 65 malformed tempo map, \
+            Exit status: 0 done, 64 bad option, 65 malformed tempo map or setlist (a MIDI file: at its byte offset), \
             66 unreadable sound file or tempo map, 69 audio device unavailable, \
             73 output cannot be created, 74 audio device or file failed midway, \
             128+N stopped by signal N.
@@ -38,6 +41,9 @@ public struct MetronomeCommand: ParsableCommand {
 
     @OptionGroup(title: "Practice")
     var practice: PracticeOptions
+
+    @OptionGroup(title: "Setlist")
+    var setlist: SetlistOptions
 
     @OptionGroup(title: "Sound")
     var sound: SoundOptions
@@ -79,6 +85,22 @@ public struct MetronomeCommand: ParsableCommand {
     /// Everything the run needs, the tempo map read once.
     public func settings() throws -> Settings {
         var settings = try settingsWithoutFiles()
+        if let songs = try setlist.read() {
+            // Rhythm options that count beats of a bar are checked against the shortest bar of any song.
+            var meters: [Meter] = []
+            for song in songs.songs {
+                switch song.source {
+                case .trainer(_, _, _, _, let meter): meters.append(meter)
+                case .map(let map, _, _): meters += map.entries.map(\.meter)
+                }
+            }
+            let rhythmMeter = meters.min { $0.beatsPerBar < $1.beatsPerBar } ?? settings.meter
+            settings.rhythm = try practice.rhythm(meter: rhythmMeter, subdivisionSound: sound.subdivisionSound,
+                                                  polyrhythmSound: sound.polyrhythmSound)
+            settings.songs = songs
+            settings.plan = songs.songs[songs.current].source
+            return settings
+        }
         // Without a map the options alone made the rhythm and the plan.
         guard let map = try practice.readMap() else { return settings }
         // Rhythm options that count beats of a bar are checked against the map's shortest bar.
@@ -95,7 +117,9 @@ public struct MetronomeCommand: ParsableCommand {
         if let bpm = tempo.bpm { settings.tempo = bpm }
         if let meter = tempo.meter { settings.meter = meter }
         try practice.validate(bpm: tempo.bpm, meter: tempo.meter)
-        if practice.tempoMap == nil {
+        try setlist.validate(tempoMap: practice.tempoMap, bpm: tempo.bpm, meter: tempo.meter,
+                             trainer: practice.step != nil || practice.until != nil, startAt: practice.startAt, loop: practice.loop)
+        if practice.tempoMap == nil, setlist.setlist == nil {
             // Without a map the rhythm depends on the options alone: check it now.
             settings.rhythm = try practice.rhythm(meter: settings.meter, subdivisionSound: sound.subdivisionSound,
                                                   polyrhythmSound: sound.polyrhythmSound)
@@ -125,7 +149,8 @@ public struct MetronomeCommand: ParsableCommand {
             guard !path.isEmpty else { throw MetronomeError.usage("output file name is empty") }
             settings.outputFormat = try OutputFormat(path: path, sampleFormat: output.format ?? .pcm16)
             // A map that does not loop ends by itself.
-            guard settings.length != .endless || (practice.tempoMap != nil && !practice.loop) else {
+            // A map that does not loop ends by itself (a setlist's song may be one: its render says).
+            guard settings.length != .endless || (practice.tempoMap != nil && !practice.loop) || setlist.setlist != nil else {
                 throw MetronomeError.usage("--output '\(path)' needs a length: add --bars N or --duration T, e.g. --bars 16")
             }
             guard device.device == nil, device.latency == nil else {
@@ -148,7 +173,7 @@ public struct MetronomeCommand: ParsableCommand {
         if output.force, output.output == nil { throw MetronomeError.usage("--force applies to --output files only") }
         settings.force = output.force
         try Settings.checkOutputsAreNotInputs(outputs: [("--output", output.output), ("--trace", settings.trace)],
-                                              inputs: [("--tempo-map", practice.tempoMap), ("--beat-sound", sound.beatSound),
+                                              inputs: [("--tempo-map", practice.tempoMap), ("--setlist", setlist.setlist), ("--beat-sound", sound.beatSound),
                                                        ("--bell-sound", sound.bellSound), ("--subdivision-sound", sound.subdivisionSound),
                                                        ("--polyrhythm-sound", sound.polyrhythmSound)])
         if verbose && quiet { throw MetronomeError.usage("--verbose and --quiet contradict each other: give one") }

@@ -13,7 +13,7 @@ struct OutputOptions: ParsableArguments {
             transform: OptionValue.parsed { text throws(TimingError) in AsTyped(text: text, value: try Playtime(parsing: text)) })
     var duration: AsTyped<Playtime>?
 
-    @Option(name: .long, help: ArgumentHelp("Render to a file instead of playing: .wav, .flac, .ogg or .aiff; needs --bars or --duration (e.g. --output click.wav).", valueName: "file"), completion: .file())
+    @Option(name: .long, help: ArgumentHelp("Render to a file instead of playing: .wav, .flac, .ogg, .aiff, or .mid (a Standard MIDI File: GM metronome notes on channel 10 and the tempo map); needs --bars or --duration (e.g. --output click.wav).", valueName: "file"), completion: .file())
     var output: String?
 
     @Option(name: .long, help: ArgumentHelp("Sample format of --output (float: .wav and .aiff only). Default pcm16.", valueName: "format"))

@@ -44,10 +44,10 @@ struct PracticeOptions: ParsableArguments {
             transform: OptionValue.parsed { text throws(TimingError) in try Tempo(parsing: text) })
     var until: Tempo?
 
-    @Option(name: .long, help: ArgumentHelp("Play a klick tempo map: lines of '[label:] bars [n/d] tempo[-tempo2|,t2,...] [pattern] [volume]', tempo in quarter notes a minute.", valueName: "file"), completion: .file())
+    @Option(name: .long, help: ArgumentHelp("Play a klick tempo map: lines of '[label:] bars [n/d] tempo[-tempo2|,t2,...] [pattern] [volume]', tempo in quarter notes a minute; or a MIDI file's tempo map (a DAW's export: its tempo and time signatures, its markers as labels).", valueName: "file"), completion: .file())
     var tempoMap: String?
 
-    @Option(name: .long, help: ArgumentHelp("Start the tempo map at the entry with this label (e.g. --start-at chorus).", valueName: "label"))
+    @Option(name: .long, help: ArgumentHelp("Start the tempo map at the entry with this label, or a MIDI file's marker (e.g. --start-at chorus).", valueName: "label"))
     var startAt: String?
 
     @Flag(name: .long, help: "Repeat the tempo map (from --start-at, if given) until stopped.")
@@ -92,6 +92,8 @@ struct PracticeOptions: ParsableArguments {
         } catch {
             throw MetronomeError(.noInput, "cannot read tempo map '\(path)': \(error.message)")
         }
+        // A MIDI file is known by its first bytes, whatever its name.
+        if MIDIFile.isMIDIFile(bytes, name: path) { return try TempoMap(midi: try MIDIFile(parsing: bytes, name: path), name: path) }
         return try TempoMap(parsing: bytes, name: path)
     }
 

@@ -12,7 +12,12 @@ import MetronomeCommandLine
 func fuzzOne(_ bytes: [UInt8]) {
     guard let selector = bytes.first else { return }
     let rest = Array(bytes.dropFirst())
-    if selector & 1 == 0 {
+    // The two highest selectors: a MIDI file, a setlist.
+    if selector == 0xFF {
+        fuzzMIDIFile(rest)
+    } else if selector == 0xFE {
+        _ = try? Setlist(parsing: rest, name: "fuzz")
+    } else if selector & 1 == 0 {
         fuzzTempoMap(rest)
     } else {
         fuzzOptions(rest)
@@ -30,6 +35,19 @@ func fuzzTempoMap(_ bytes: [UInt8]) {
             guard let passage = plan.next() else { break }
             _ = passage.frame(ofClick: passage.firstClick + 1)
             _ = passage.frame(ofSubdivisionTick: (passage.firstClick + 1) * 3 - 1)
+        }
+        _ = plan.fastestSchedule.shortestInterval
+    }
+}
+
+/// A MIDI file's tempo map, then its plan's first passages.
+func fuzzMIDIFile(_ bytes: [UInt8]) {
+    guard let file = try? MIDIFile(parsing: bytes, name: "fuzz"), let map = try? TempoMap(midi: file, name: "fuzz") else { return }
+    for rate in [8_000, 44_100, 192_000] {
+        var plan = TempoPlan(.map(map, first: 0, loops: true), rate: SampleRate(Int64(rate))!, rhythm: Rhythm())
+        for _ in 0..<64 {
+            guard let passage = plan.next() else { break }
+            _ = passage.frame(ofClick: passage.firstClick + 1)
         }
         _ = plan.fastestSchedule.shortestInterval
     }

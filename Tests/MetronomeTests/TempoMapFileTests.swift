@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// A tempo-map entry as the tests write it, with where its clicks belong.
-private struct MapLine {
+struct MapLine {
     enum Tempo { case constant(String), ramp(String, String), list([String]) }
     var label: String?
     var bars: Int
@@ -30,7 +30,7 @@ private struct MapLine {
 
 /// Where each click of `lines` belongs, played or silent: an exact fraction
 /// while no ramp came before, then the closed form of the ramps added on.
-private func exactClicks(_ lines: [MapLine], rate: Int128) throws -> [(exact: Fraction, ramps: Double, bell: Bool, played: Bool, volume: Double)] {
+func exactClicks(_ lines: [MapLine], rate: Int128) throws -> [(exact: Fraction, ramps: Double, bell: Bool, played: Bool, volume: Double)] {
     var clicks: [(Fraction, Double, Bool, Bool, Double)] = []
     var start = Fraction(0), ramps = 0.0
     for line in lines {
@@ -64,7 +64,7 @@ private func exactClicks(_ lines: [MapLine], rate: Int128) throws -> [(exact: Fr
 }
 
 /// klick's own example map, and one with odd meters, decimals, a per-beat list and ramps in eighths.
-private let songMap: [MapLine] = [
+let songMap: [MapLine] = [
     MapLine(label: "intro", bars: 8, tempo: .constant("120")),
     MapLine(label: "verse1", bars: 12, tempo: .constant("120"), pattern: "X.x."),
     MapLine(bars: 4, tempo: .ramp("120", "140"), pattern: "X.x."),
@@ -76,7 +76,7 @@ private let songMap: [MapLine] = [
     MapLine(bars: 2, tempo: .ramp("140", "80")),
 ]
 
-private let oddMap: [MapLine] = [
+let oddMap: [MapLine] = [
     MapLine(bars: 2, beats: 5, noteValue: 8, tempo: .constant("97.3")),
     MapLine(label: "odd", bars: 1, beats: 7, noteValue: 16, tempo: .constant("133.333"), pattern: "X..x..x"),
     MapLine(bars: 3, beats: 3, noteValue: 2, tempo: .constant("61.7")),

@@ -51,7 +51,15 @@ public final class ClickTrack: @unchecked Sendable {
     public var passageLog: LockFreeQueue<Passage>?
     /// Passages a plan (a tempo map, the speed trainer) has worked out ahead,
     /// each taking over at its first click; fed by `PlanFeeder` off this thread.
-    public let plan: LockFreeQueue<Passage>?
+    public private(set) var plan: LockFreeQueue<Passage>?
+    /// A setlist's two plan queues: the song playing reads one, the next song's plan is fed into the other.
+    public var songPlans: (LockFreeQueue<Passage>, LockFreeQueue<Passage>)?
+    /// Where each song started, for the view and the trace (written here, read by the live loop).
+    public var songLog: LockFreeQueue<SongStart>?
+    /// The song plan (0 or 1 of `songPlans`) to switch to at the next bar line, or at the resume when paused.
+    private var pendingSong: Int?
+    /// A song's passages count from click 0, frame 0 and bar 0; where it started moves them there.
+    private var songOrigin = (click: Int64(0), frame: Int64(0), bar: Int64(0))
     /// Whether the plan still leads: a tempo, tap, meter or pause key leaves it for good.
     public private(set) var followsPlan = true
 
@@ -63,11 +71,13 @@ public final class ClickTrack: @unchecked Sendable {
     }
 
     /// A track that follows `plan`, whose passages `feeder` hands over ahead of time.
+    /// `fastest`: a faster stretch still to come than the plan's own (a setlist's next songs).
     public convenience init(plan: TempoPlan, feeder: PlanFeeder, sounds: ClickSounds, volume: Float = 1,
-                            length: TrackLength = .endless) {
+                            length: TrackLength = .endless, fastest: ClickSchedule? = nil) {
+        let own = plan.fastestSchedule
         self.init(schedule: plan.firstSchedule, beat: sounds.beat, bell: sounds.bell, volume: volume * plan.level,
                   length: length, rhythm: plan.firstRhythm, subdivision: sounds.subdivision, polyrhythm: sounds.polyrhythm,
-                  plan: feeder.queue, fastest: plan.fastestSchedule)
+                  plan: feeder.queue, fastest: fastest.map { $0.shortestInterval < own.shortestInterval ? $0 : own } ?? own)
         planLevel = plan.level
     }
 
@@ -186,6 +196,11 @@ public final class ClickTrack: @unchecked Sendable {
         let stop = passage.paused ? min(blockEnd, passage.pauseFrame) : blockEnd
         while true {
             takePlannedPassages()
+            if nextClick < clickLimit, let slot = pendingSong, !passage.paused, passage.startsBar(nextClick) {
+                let frame = passage.frame(ofClick: nextClick)
+                songLog?.push(SongStart(plan: slot, frame: frame))
+                startSong(slot, click: nextClick, frame: frame, bar: passage.bar(ofClick: nextClick).bar)
+            }
             if nextClick < clickLimit, let beats = pendingBeats, !passage.paused, passage.startsBar(nextClick) {
                 pendingBeats = nil
                 change(to: passage.changingMeter(beats: beats, next: nextClick))
@@ -287,7 +302,7 @@ public final class ClickTrack: @unchecked Sendable {
         guard !passage.paused else { return }
         takePlannedPassages(startingBy: frame)
         var next = min(passage.firstClick(atOrAfter: frame), clickLimit)
-        if followsPlan, let planned = plan?.peek() { next = min(next, planned.firstClick) }
+        if followsPlan, let planned = peekPlanned() { next = min(next, planned.firstClick) }
         nextClick = max(nextClick, next)
         // The other voices pass over what fell due in the gap, the same way.
         while nextSubdivisionFrame() < frame { advanceSubdivision() }
@@ -299,11 +314,34 @@ public final class ClickTrack: @unchecked Sendable {
     @inline(__always)
     private func takePlannedPassages(startingBy frame: Int64 = .min) {
         guard followsPlan, let plan else { return }
-        while let planned = plan.peek(),
+        while let planned = peekPlanned(),
               planned.firstClick <= nextClick || planned.frame(ofClick: planned.firstClick) <= frame {
             _ = plan.pop()
             change(to: planned)
         }
+    }
+
+    /// The next planned passage, moved to where its song started.
+    @inline(__always)
+    private func peekPlanned() -> Passage? {
+        guard var planned = plan?.peek() else { return nil }
+        planned.firstClick += songOrigin.click
+        planned.originClick += songOrigin.click
+        planned.barClick += songOrigin.click
+        planned.originFrame += songOrigin.frame
+        planned.barNumber += songOrigin.bar
+        return planned
+    }
+
+    /// Starts the song whose plan is `songPlans[slot]` at click `click`, frame `frame`, bar `bar`: a bar line.
+    private func startSong(_ slot: Int, click: Int64, frame: Int64, bar: Int64) {
+        guard let songPlans else { return }
+        plan = slot == 0 ? songPlans.0 : songPlans.1
+        songOrigin = (click, frame, bar)
+        followsPlan = true
+        pendingBeats = nil
+        pendingSong = nil
+        takePlannedPassages()
     }
 
     private func advanceSubdivision() {
@@ -331,8 +369,21 @@ public final class ClickTrack: @unchecked Sendable {
         case .pause:
             followsPlan = false
             if !passage.paused { change(to: passage.pausing(next: nextClick, position: position)) }
+            // A song asked for before the pause is the one now; it starts at the resume.
+            if let slot = pendingSong { songLog?.push(SongStart(plan: slot, frame: position)) }
+        case .song(let slot):
+            pendingSong = slot
+            // Paused: the song is the one now, and starts with a new bar at the resume.
+            if passage.paused { songLog?.push(SongStart(plan: slot, frame: passage.pauseFrame)) }
         case .resume:
-            if passage.paused {
+            if passage.paused, let slot = pendingSong {
+                startSong(slot, click: nextClick, frame: position, bar: passage.bar(ofClick: nextClick - 1).bar + 1)
+                if passage.paused { change(to: passage.resuming(next: nextClick, position: position)) }
+                subdivisionBeat = nextClick
+                subdivisionIndex = 1
+                polyrhythmBar = nextClick
+                polyrhythmIndex = 0
+            } else if passage.paused {
                 change(to: passage.resuming(next: nextClick, position: position))
                 // A new bar at once: the other voices start again from its first beat.
                 subdivisionBeat = nextClick

@@ -11,6 +11,8 @@ final class LiveLoop {
     let trace: Trace?
     let clickLog: ClickLog
     let passageLog: LockFreeQueue<Passage>
+    /// A setlist's songs, moved through by `n` and `p`.
+    let songs: SongSwitcher?
     /// Made again once `run()` knows whether there is a picture. A stored property, not a lazy one:
     /// a lazy one is mutated through a copy, and every frame would copy the pictures.
     private var view: LiveView
@@ -21,7 +23,8 @@ final class LiveLoop {
     private var pollSet = [pollfd](repeating: pollfd(), count: 2)
 
     init(settings: Settings, playback: LivePlayback, signals: TerminationSignals, trace: Trace?,
-         clickLog: ClickLog, passageLog: LockFreeQueue<Passage>, controller: PracticeController) {
+         clickLog: ClickLog, passageLog: LockFreeQueue<Passage>, controller: PracticeController, songs: SongSwitcher? = nil) {
+        self.songs = songs
         self.settings = settings
         self.playback = playback
         self.signals = signals
@@ -47,6 +50,9 @@ final class LiveLoop {
             view.resize(width: size.width, height: size.height, at: clock.now())
         }
         trace?.tempo(playback.track.schedule.tempo, frame: 0)
+        if let songs {
+            trace?.song(songs.playing + 1, of: songs.list.songs.count, name: songs.list.songs[songs.playing].name, frame: 0)
+        }
 
         var status: Int32 = 0
         playback.start()
@@ -57,6 +63,7 @@ final class LiveLoop {
             let now = clock.now()
             // A frame when one is due; a key or a signal in between wakes the loop without moving the frames.
             if now >= view.nextWake {
+                collectSongs()
                 collectPassages()
                 collectClicks()
                 let frame = view.frame(at: now, sample: playback.position.snapshot(), underruns: playback.underruns)
@@ -90,6 +97,7 @@ final class LiveLoop {
                     switch reaction {
                     case .send(let command): playback.send(command)
                     case .stop: playback.stop()
+                    case .song(let step): if let command = songs?.move(by: step) { playback.send(command) }
                     }
                 }
             }
@@ -100,6 +108,17 @@ final class LiveLoop {
         if !lines.isEmpty { TerminalScreen.emit(lines) }
         trace?.flush()
         return status
+    }
+
+    /// The songs the track started since: the status line and the trace follow, and a song wanted since is asked for.
+    private func collectSongs() {
+        guard let songs, let log = playback.track.songLog else { return }
+        while let start = log.pop() {
+            guard let (song, next) = songs.started(start) else { continue }
+            view.show(song: songs.list.place(of: song), from: start.frame)
+            trace?.song(song + 1, of: songs.list.songs.count, name: songs.list.songs[song].name, frame: start.frame)
+            if let next { playback.send(next) }
+        }
     }
 
     private static func view(settings: Settings, playback: LivePlayback, controller: PracticeController, tracing: Bool,

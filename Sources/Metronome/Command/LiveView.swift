@@ -19,6 +19,8 @@ struct LiveView {
     enum Reaction: Equatable {
         case send(PracticeCommand)
         case stop
+        /// A setlist's next (+1) or previous (-1) song.
+        case song(Int)
     }
 
     /// One frame's work for the loop.
@@ -50,6 +52,11 @@ struct LiveView {
     private(set) var controller: PracticeController
     private(set) var motion: PendulumMotion
     private(set) var helpShown = false
+    /// Whether `n` and `p` move through a setlist, and the song the status line shows (`3/12 Waltz`).
+    let hasSongs: Bool
+    private(set) var song: String?
+    /// Without a picture: songs not yet heard, each printed as a line where it starts.
+    private var pendingSongs: [(frame: Int64, place: String)] = []
     private var heardClock: HeardClock
     /// The picture as last made (what the screen shows once drawn), and a scratch one to make the next in.
     private(set) var grid = TextGrid(width: 0, height: 0)
@@ -88,6 +95,9 @@ struct LiveView {
         framesPerSecond = picture ? settings.framesPerSecond : 20
         period = 1_000_000_000 / Int64(framesPerSecond)
         self.controller = controller
+        hasSongs = settings.songs != nil
+        song = settings.songs.map { $0.place(of: $0.current) }
+        if printsLines, let song { pendingSongs.append((0, song)) }
         heardClock = HeardClock(rate: rate)
         tempoChanges = TempoChanges(after: firstPassage)
         motion = PendulumMotion(schedule: schedule, amplitude: settings.swingAngle, easing: settings.easing,
@@ -107,6 +117,15 @@ struct LiveView {
         nextFrame = nil
         mustDraw = true
         nextWake = now
+    }
+
+    /// The song now playing (a setlist's, `3/12 Waltz`) from `frame`: the status line shows it,
+    /// and without a picture a line says it once heard.
+    mutating func show(song: String, from frame: Int64) {
+        self.song = song
+        if printsLines { pendingSongs.append((frame, song)) }
+        changes += 1
+        mustDraw = true
     }
 
     /// New passages from the audio thread: the picture follows them. Returns
@@ -135,6 +154,10 @@ struct LiveView {
         let heard = heardClock.heardFrame(at: now, sample: sample)
         var reactions: [Reaction] = []
         for key in keys {
+            if hasSongs, case .character(let byte) = key, byte | 0x20 == UInt8(ascii: "n") || byte | 0x20 == UInt8(ascii: "p") {
+                reactions.append(.song(byte | 0x20 == UInt8(ascii: "n") ? 1 : -1))
+                continue
+            }
             switch controller.press(key, heardFrame: heard) {
             case .command(let command): reactions.append(.send(command))
             case .quit: reactions.append(.stop)
@@ -252,7 +275,7 @@ struct LiveView {
                                     elapsedSeconds: max(0, shown) / passage.grid.rate.framesPerSecond,
                                     underruns: underruns,
                                     bell: passage.bell, paused: controller.paused, muted: controller.muted, countIn: countIn,
-                                    latencyTenths: latencyTenths)
+                                    latencyTenths: latencyTenths, song: song)
         if probe.width != size.width || probe.height != size.height {
             probe = TextGrid(width: size.width, height: size.height)
             statusCache.status = nil
@@ -278,11 +301,18 @@ struct LiveView {
 
     /// Without a terminal: a line per bar as it is heard (a line per click with --verbose).
     private mutating func heardLines(upTo heard: Int64) -> String {
-        guard !pending.isEmpty else { return "" }
         var text = ""
+        // A song's line before the clicks it starts with.
+        func songs(upTo frame: Int64) {
+            while let first = pendingSongs.first, first.frame <= frame {
+                text += "song \(first.place)\n"
+                pendingSongs.removeFirst()
+            }
+        }
         var index = 0
         while index < pending.count, pending[index].frame <= heard {
             let click = pending[index]
+            songs(upTo: click.frame)
             let passage = motion.history.passage(forClick: click.click)
             let bar = (click.bar < 0 ? "count-in " : "") + "\(shownBar(click.bar))", beat = click.beatInBar + 1
             let seconds = Double(click.frame) / Double(passage.grid.rate.framesPerSecond)
@@ -295,6 +325,8 @@ struct LiveView {
             index += 1
         }
         pending.removeFirst(index)
+        // A song chosen while paused is said at once.
+        if pending.isEmpty { songs(upTo: heard) }
         return text
     }
 }

@@ -6,6 +6,7 @@ public enum Session {
     public static func run(_ settings: Settings) throws -> Int32 {
         let signals = TerminationSignals()
         if let output = settings.output, let format = settings.outputFormat {
+            if format.container == .midi { return try renderMIDI(settings, to: output, signals: signals) }
             return try render(settings, to: output, format: format, signals: signals)
         }
         return try play(settings, signals: signals)
@@ -26,6 +27,9 @@ public enum Session {
         func openTrace() throws(MetronomeError) {
             trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
             trace?.tempo(track.schedule.tempo, frame: 0)
+            if let list = settings.songs {
+                trace?.song(list.current + 1, of: list.songs.count, name: list.songs[list.current].name, frame: 0)
+            }
         }
         // Between blocks and before the file is kept: the clicks and tempo
         // changes of the blocks rendered so far. A trace that cannot be written ends the render.
@@ -52,6 +56,45 @@ public enum Session {
         return 0
     }
 
+    /// `--output x.mid`: the same track, its clicks as notes and its passages as the file's tempo map.
+    static func renderMIDI(_ settings: Settings, to output: String, signals: TerminationSignals) throws -> Int32 {
+        let sounds = try loadSounds(settings, rate: settings.rate)
+        let (track, feeder, expectedEnd) = makeTrack(settings, sounds: sounds, rate: settings.rate)
+        guard track.endFrame != nil || expectedEnd() != nil else {
+            throw RenderError.badRequest("--output needs a length: add --bars N or --duration T")
+        }
+        var tempoChanges = TempoChanges(after: track.passage)
+        var trace: Trace?
+        func openTrace() throws(MetronomeError) {
+            trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
+            trace?.tempo(track.schedule.tempo, frame: 0)
+            if let list = settings.songs {
+                trace?.song(list.current + 1, of: list.songs.count, name: list.songs[list.current].name, frame: 0)
+            }
+        }
+        func traceClicks(_ clicks: [StartedClick], _ passages: [Passage]) throws(MetronomeError) {
+            guard let trace else { return }
+            for passage in passages {
+                if let frame = tempoChanges.firstFrame(ofChangeTo: passage) { trace.tempo(passage.tempo, frame: frame) }
+            }
+            for click in clicks { trace.click(click) }
+            trace.flush()
+            if let error = trace.error { throw error }
+        }
+        do {
+            _ = try MIDIRenderer(path: output, force: settings.force).render(
+                track, volume: settings.volume * track.planLevel, markers: TempoMapMarkers(settings.plan),
+                drained: { clicks, passages in try traceClicks(clicks, passages) },
+                interrupted: {
+                    feeder?.feed()
+                    return signals.takeStop()
+                }, created: openTrace)
+        } catch FileRenderer.Interruption.signal(let signal) {
+            return TerminationSignals.exitStatus(for: signal)
+        }
+        return 0
+    }
+
     static func play(_ settings: Settings, signals: TerminationSignals) throws -> Int32 {
         // Check the sounds before touching the device.
         var sounds = try loadSounds(settings, rate: settings.rate)
@@ -62,6 +105,14 @@ public enum Session {
             sounds = try loadSounds(settings, rate: sink.rate)
         }
         let (track, feeder, _) = makeTrack(settings, sounds: sounds, rate: sink.rate)
+        // A setlist: a second plan queue for the next song, and the track's word of each song it starts.
+        var songs: SongSwitcher?
+        if let list = settings.songs, let feeder {
+            let plans = (feeder.queue, LockFreeQueue<Passage>(capacity: 256))
+            track.songPlans = plans
+            track.songLog = LockFreeQueue<SongStart>(capacity: 64)
+            songs = SongSwitcher(list: list, feeder: feeder, plans: plans, rate: sink.rate, rhythm: settings.rhythm)
+        }
         // What the device granted; without a device (playing on silently) nothing was.
         if settings.verbosity == .verbose, sink is PCMDevice { TerminalScreen.emit(grantedLatency(sink) + "\n") }
         let clickLog = ClickLog()
@@ -79,7 +130,7 @@ public enum Session {
         let feeding = feeder.map { PlanFeedThread(feeder: $0) }
         feeding?.start()
         let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace,
-                              clickLog: clickLog, passageLog: passageLog, controller: controller).run()
+                              clickLog: clickLog, passageLog: passageLog, controller: controller, songs: songs).run()
         feeding?.stop()
 
         // A device that failed is the one line: the underruns before it were its going.
@@ -125,12 +176,16 @@ public enum Session {
             beats = nil
             length = settings.length
         case .endless:
-            beats = whole.beats(inBars: nil)
+            // A setlist's song plays on, live, until a key moves on (its last tempo after a map's end).
+            beats = settings.songs != nil && settings.output == nil ? nil : whole.beats(inBars: nil)
             length = beats.map(TrackLength.beats) ?? .endless
         }
         let plan = TempoPlan(source, rate: rate, rhythm: settings.rhythm, beats: beats)
         let feeder = PlanFeeder(plan)
-        let track = ClickTrack(plan: plan, feeder: feeder, sounds: sounds, volume: settings.volume, length: length)
+        // A setlist's songs to come may be faster: the gain leaves room for the fastest of them all.
+        let fastest = settings.songs?.songs.map { TempoPlan($0.source, rate: rate, rhythm: settings.rhythm).fastestSchedule }
+            .min { $0.shortestInterval < $1.shortestInterval }
+        let track = ClickTrack(plan: plan, feeder: feeder, sounds: sounds, volume: settings.volume, length: length, fastest: fastest)
         return (track, feeder, { plan.endFrame(beats: beats) })
     }
 

@@ -15,6 +15,8 @@ public struct Settings: Sendable, Equatable {
     public var rhythm = Rhythm.plain
     /// A tempo map or the speed trainer; nil: one tempo (keys may change it).
     public var plan: TempoPlan.Source?
+    /// `--setlist`: the songs, `plan` being the current one's.
+    public var songs: SongList?
     /// Render to this file instead of playing.
     public var output: String?
     public var outputFormat: OutputFormat?

@@ -45,6 +45,20 @@ public final class Trace {
         line("{\"type\":\"frame\",\"time\":\(seconds),\"audioFrame\":\(audioFrame),\"angle\":\(angle)}")
     }
 
+    /// A setlist's song, from 1 of `count`, starting at `frame` (its first bar line, or the pause it was chosen in).
+    public func song(_ number: Int, of count: Int, name: String, frame: Int64) {
+        var escaped = ""
+        for scalar in name.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case _ where scalar.value < 0x20: escaped += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        line("{\"type\":\"song\",\"song\":\(number),\"of\":\(count),\"name\":\"\(escaped)\",\"frame\":\(frame)}")
+    }
+
     public func tempo(_ tempo: Tempo, frame: Int64) {
         line("{\"type\":\"tempo\",\"bpm\":\"\(tempo)\",\"frame\":\(frame)}")
     }

@@ -112,6 +112,7 @@ public enum PendulumPicture {
         "1-9        beats per bar (0: no bell)",
         "m          mute / unmute",
         "+  -       volume +0.1 / -0.1",
+        "n  p       next / previous song",
         "q  Esc     quit     ? close",
     ]
 

@@ -15,9 +15,11 @@ public struct PendulumStatus: Sendable, Equatable {
     public var countIn: Bool
     /// The output latency the device granted, in tenths of a millisecond; nil without a device.
     public var latencyTenths: Int64?
+    /// A setlist's song: its place and name, `3/12 Waltz`.
+    public var song: String?
 
     public init(tempo: Tempo, meter: Meter, bar: Int64?, beatInBar: Int, elapsedSeconds: Int64, underruns: Int,
-                bell: Bool = true, paused: Bool = false, muted: Bool = false, countIn: Bool = false, latencyTenths: Int64? = nil) {
+                bell: Bool = true, paused: Bool = false, muted: Bool = false, countIn: Bool = false, latencyTenths: Int64? = nil, song: String? = nil) {
         self.tempo = tempo
         self.meter = meter
         self.bar = bar
@@ -29,6 +31,7 @@ public struct PendulumStatus: Sendable, Equatable {
         self.muted = muted
         self.countIn = countIn
         self.latencyTenths = latencyTenths
+        self.song = song
     }
 
     /// Whether the beat being heard is the one and rings the bell: the weight and the indicator mark it.
@@ -46,7 +49,7 @@ public struct PendulumStatus: Sendable, Equatable {
         }
         let position = bar.map { (countIn ? "count-in " : "") + "\($0):\(beatInBar)" } ?? "-:-"
         let clock = Self.twoDigits(elapsedSeconds / 60) + ":" + Self.twoDigits(elapsedSeconds % 60)
-        let place = ["\(tempo) bpm", bell ? meter.description : "\(meter) no bell", position]
+        let place = (song.map { [$0] } ?? []) + ["\(tempo) bpm", bell ? meter.description : "\(meter) no bell", position]
         var state = [clock]
         if paused { state.append("PAUSED") }
         if muted { state.append("muted") }

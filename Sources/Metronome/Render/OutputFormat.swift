@@ -12,6 +12,8 @@ public enum SampleFormat: String, CaseIterable, Sendable {
 public struct OutputFormat: Equatable, Sendable {
     public enum Container: String, CaseIterable, Sendable {
         case wav, flac, ogg, aiff
+        /// A Standard MIDI File: notes and the tempo map, no sound (`MIDIRenderer`).
+        case midi
     }
 
     public let container: Container
@@ -19,6 +21,7 @@ public struct OutputFormat: Equatable, Sendable {
 
     public static let extensions: [String: Container] = [
         "wav": .wav, "flac": .flac, "ogg": .ogg, "oga": .ogg, "aiff": .aiff, "aif": .aiff,
+        "mid": .midi, "midi": .midi,
     ]
 
     /// The format for `path`, from its extension (case-insensitive).
@@ -26,7 +29,10 @@ public struct OutputFormat: Equatable, Sendable {
         let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex,
               let container = Self.extensions[name[name.index(after: dot)...].lowercased()] else {
-            throw .badRequest("output '\(path)' has no known extension: use .wav, .flac, .ogg or .aiff")
+            throw .badRequest("output '\(path)' has no known extension: use .wav, .flac, .ogg, .aiff or .mid")
+        }
+        if sampleFormat == .float, container == .midi {
+            throw .badRequest("--format float is for .wav and .aiff output; a MIDI file holds no samples")
         }
         if sampleFormat == .float, container == .flac || container == .ogg {
             throw .badRequest("--format float is for .wav and .aiff output; \(container.rawValue) cannot hold float samples")
@@ -49,6 +55,7 @@ public struct OutputFormat: Equatable, Sendable {
         case .flac: major = Int32(SF_FORMAT_FLAC)
         case .ogg: return Int32(SF_FORMAT_OGG | SF_FORMAT_VORBIS)
         case .aiff: major = Int32(SF_FORMAT_AIFF)
+        case .midi: preconditionFailure("MIDI files are written by MIDIRenderer, not libsndfile")
         }
         return major | (sampleFormat == .float ? Int32(SF_FORMAT_FLOAT) : Int32(SF_FORMAT_PCM_16))
     }
@@ -57,7 +64,7 @@ public struct OutputFormat: Equatable, Sendable {
     var bytesPerSample: Int64? {
         switch container {
         case .wav, .aiff: sampleFormat == .float ? 4 : 2
-        case .flac, .ogg: nil
+        case .flac, .ogg, .midi: nil
         }
     }
 
@@ -81,7 +88,7 @@ public struct OutputFormat: Equatable, Sendable {
             if frames > Self.flacFrameLimit {
                 throw .badRequest("'\(path)' would hold \(frames) frames; FLAC counts at most 2^36: use .wav (RF64) or a shorter length")
             }
-        case .wav, .ogg:
+        case .wav, .ogg, .midi:
             break
         }
     }

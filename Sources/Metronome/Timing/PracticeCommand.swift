@@ -11,4 +11,6 @@ public enum PracticeCommand: Sendable, Equatable, BitwiseCopyable {
     case resume
     case mute(Bool)
     case gain(Float)
+    /// A setlist's next song, whose passages come through plan queue `slot` (0 or 1): from the next bar line on.
+    case song(slot: Int)
 }

@@ -25,10 +25,12 @@ public struct TempoMap: Sendable, Equatable {
 
         /// At most how long the entry lasts: every beat at its slowest tempo.
         var longestSeconds: Double {
+            if case .exact(let runs) = tempo { return runs.reduce(0) { $0 + Double($1.count) * $1.seconds } }
             let slowest: Tempo = switch tempo {
             case .constant(let tempo): tempo
             case .ramp(let from, let to): min(from, to)
             case .perBeat(let tempos): tempos.min() ?? Tempo(bpm: 1)!
+            case .exact(let runs): runs.map(\.tempo).min() ?? Tempo(bpm: 1)!
             }
             return Double(beats) * 240 / Double(meter.noteValue) / (Double(slowest.millibeatsPerMinute) / 1000)
         }
@@ -41,6 +43,8 @@ public struct TempoMap: Sendable, Equatable {
         case ramp(Tempo, Tempo)
         /// One tempo for each beat of the entry.
         case perBeat([Tempo])
+        /// Every beat's exact length, in runs of equal beats (a MIDI file's tempo map).
+        case exact([ExactBeats])
     }
 
     /// The longest map: a week.

@@ -76,6 +76,7 @@ public struct TempoPlan: Sendable {
             return ClickSchedule(tempo: start, meter: meter, rate: rate)
         case .map(let map, let first, _):
             let entry = map.entries[first]
+            if case .exact(let runs) = entry.tempo { return Self.schedule(of: runs[0], meter: entry.meter, rate: rate) }
             return ClickSchedule(quarterNoteTempo: Self.firstTempo(of: entry), meter: entry.meter, rate: rate)
         }
     }
@@ -98,6 +99,13 @@ public struct TempoPlan: Sendable {
                 case .constant(let tempo): [tempo]
                 case .ramp(let from, let to): [from, to]
                 case .perBeat(let tempos): tempos
+                case .exact: []
+                }
+                if case .exact(let runs) = entry.tempo {
+                    for run in runs {
+                        let schedule = Self.schedule(of: run, meter: entry.meter, rate: rate)
+                        if schedule.shortestInterval < fastest.shortestInterval { fastest = schedule }
+                    }
                 }
                 for tempo in tempos {
                     let schedule = ClickSchedule(quarterNoteTempo: tempo, meter: entry.meter, rate: rate)
@@ -181,6 +189,15 @@ public struct TempoPlan: Sendable {
                 passage = makePassage(schedule, rhythm: entryRhythm, volume: volume, more: !(lastEntry && lastBeat && !loops))
                 position.advance(by: 1, of: schedule.framesPerClick)
                 beatsTaken = 1
+            case .exact(let runs):
+                let (run, left) = Self.run(of: runs, containing: beatInEntry)
+                let frames = runs[run].frames(at: rate)
+                let schedule = Self.schedule(of: runs[run], meter: entry.meter, rate: rate)
+                // A run on one exact grid when its fraction fits the grid; else a passage a beat, each placed exactly.
+                beatsTaken = schedule.framesPerClick == frames ? left : 1
+                let lastBeat = beatInEntry + beatsTaken == entry.beats
+                passage = makePassage(schedule, rhythm: entryRhythm, volume: volume, more: !(lastEntry && lastBeat && !loops))
+                position.advance(by: beatsTaken, of: frames)
             case .ramp(let from, let to):
                 if beatInEntry == 0 { rampStart = position }
                 let start = rampOffset(from: from, to: to, entry: entry, beat: beatInEntry)
@@ -255,6 +272,18 @@ public struct TempoPlan: Sendable {
                 let lastOfAll = self.entry == map.entries.count - 1 && !loops
                 // The rest of the entry, when a passage follows it; else its
                 // beats up to the one playing `target` (never its last).
+                if case .exact(let runs) = entry.tempo {
+                    // A run's passage (or a beat's) at a time, as `nextStretch` makes them.
+                    let (run, inRun) = Self.run(of: runs, containing: beatInEntry)
+                    let frames = runs[run].frames(at: rate)
+                    let oneGrid = Self.schedule(of: runs[run], meter: entry.meter, rate: rate).framesPerClick == frames
+                    let taken = oneGrid ? inRun : 1
+                    let lastOfPlan = lastOfAll && beatInEntry + taken == entry.beats
+                    guard click + taken <= stop, !lastOfPlan else { return }
+                    position.advance(by: taken, of: frames)
+                    passBeats(taken, of: entry, map: map, first: first, loops: loops)
+                    continue
+                }
                 let whole = click + left <= stop && !lastOfAll
                 let beats = whole ? left : min(stop - click, left - 1)
                 guard beats > 0 else { return }
@@ -268,6 +297,8 @@ public struct TempoPlan: Sendable {
                         let schedule = ClickSchedule(quarterNoteTempo: tempo, meter: entry.meter, rate: rate)
                         position.advance(by: count, of: schedule.framesPerClick)
                     }
+                case .exact:
+                    break
                 case .ramp(let from, let to):
                     if beatInEntry == 0 { rampStart = position }
                     position = rampStart.advanced(byRealFrames: rampOffset(from: from, to: to, entry: entry, beat: beatInEntry + beats))
@@ -309,7 +340,36 @@ public struct TempoPlan: Sendable {
         switch entry.tempo {
         case .constant(let tempo), .ramp(let tempo, _): tempo
         case .perBeat(let tempos): tempos[0]
+        case .exact(let runs): runs[0].tempo
         }
+    }
+
+    /// The run of `runs` that beat `beat` of the entry is in, and how many of its beats are left from there.
+    private static func run(of runs: [ExactBeats], containing beat: Int64) -> (index: Int, left: Int64) {
+        var start: Int64 = 0
+        for (index, run) in runs.enumerated() {
+            if beat < start + run.count { return (index, start + run.count - beat) }
+            start += run.count
+        }
+        preconditionFailure("beat \(beat) is past the entry's runs")
+    }
+
+    /// The grid of a run of exact beats: exact when its fraction of frames
+    /// fits the grid's 40 bits; else the nearest grid with a denominator of
+    /// at most 2^20, for the subdivisions of a single beat (whose own frame
+    /// the plan's exact position gives).
+    static func schedule(of run: ExactBeats, meter: Meter, rate: SampleRate) -> ClickSchedule {
+        var (numerator, denominator) = run.frames(at: rate)
+        if numerator >= 1 << 40 || denominator >= 1 << 40 {
+            let unit: UInt64 = 1 << 20
+            numerator = UInt64((Int128(numerator) * Int128(unit) * 2 + Int128(denominator)) / (2 * Int128(denominator)))
+            denominator = unit
+            while numerator >= 1 << 40 {
+                numerator = (numerator + 1) / 2
+                denominator /= 2
+            }
+        }
+        return ClickSchedule(framesPerClick: max(numerator, 1), over: max(denominator, 1), tempo: run.tempo, meter: meter, rate: rate)
     }
 
     /// Frames from a ramp's start to its beat `b`: the tempo moves linearly

@@ -1,0 +1,67 @@
+import ArgumentParser
+import Glibc
+import Metronome
+
+/// `--setlist FILE` and `--song NAME`: a show's songs, and the one to start with.
+struct SetlistOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Play a show's songs, one a line: 'name: TEMPO [METER]' or 'name: FILE' (a klick map or MIDI file, relative to the setlist), # comments; keys n and p move to the next and previous song at the next bar line.", valueName: "file"), completion: .file())
+    var setlist: String?
+
+    @Option(name: .long, help: ArgumentHelp("Start the setlist at the song of this name (e.g. --song Waltz).", valueName: "name"))
+    var song: String?
+
+    /// The checks that need no file: which options go together.
+    func validate(tempoMap: String?, bpm: Tempo?, meter: Meter?, trainer: Bool, startAt: String?, loop: Bool) throws {
+        guard let setlist else {
+            if song != nil { throw MetronomeError.usage("--song picks a song of a --setlist: add --setlist FILE") }
+            return
+        }
+        guard !setlist.isEmpty else { throw MetronomeError.usage("--setlist needs a file name") }
+        guard tempoMap == nil, bpm == nil, meter == nil, !trainer, startAt == nil, !loop else {
+            throw MetronomeError.usage("--setlist sets each song's tempo and meter: drop --tempo-map, --bpm, --meter, --step, --until, --start-at and --loop")
+        }
+    }
+
+    /// The setlist read, each song's file read and parsed: any bad line or
+    /// file stops here, before anything plays.
+    func read() throws -> SongList? {
+        guard let path = setlist else { return nil }
+        let bytes: [UInt8]
+        do {
+            bytes = try FileContents.read(path, whileWaiting: TerminationSignals.endIfAStopIsPending)
+        } catch {
+            throw MetronomeError(.noInput, "cannot read setlist '\(path)': \(error.message)")
+        }
+        let list = try Setlist(parsing: bytes, name: path)
+        let directory = path.lastIndex(of: "/").map { String(path[...$0]) } ?? ""
+        var songs: [SongList.Song] = []
+        for song in list.songs {
+            switch song.kind {
+            case .tempo(let tempo, let meter):
+                songs.append(SongList.Song(name: song.name, source: SongList.constant(tempo, meter: meter)))
+            case .file(let file):
+                let resolved = file.hasPrefix("/") || path == "-" ? file : directory + file
+                let contents: [UInt8]
+                do {
+                    contents = try FileContents.read(resolved, whileWaiting: TerminationSignals.endIfAStopIsPending)
+                } catch {
+                    throw MetronomeError(.noInput, "\(path):\(song.line):\(song.column): cannot read '\(resolved)': \(error.message)")
+                }
+                let map = MIDIFile.isMIDIFile(contents, name: resolved)
+                    ? try TempoMap(midi: try MIDIFile(parsing: contents, name: resolved), name: resolved)
+                    : try TempoMap(parsing: contents, name: resolved)
+                songs.append(SongList.Song(name: song.name, source: .map(map, first: 0, loops: false)))
+            }
+        }
+        var current = 0
+        if let name = song {
+            guard let index = list.index(named: name) else {
+                let names = list.songs.prefix(5).map(\.name).joined(separator: ", ")
+                let more = list.songs.count > 5 ? " and \(list.songs.count - 5) more" : ""
+                throw MetronomeError.usage("--song '\(name)': '\(path)' has no song of that name; its songs are \(names)\(more)")
+            }
+            current = index
+        }
+        return SongList(songs: songs, current: current)
+    }
+}
