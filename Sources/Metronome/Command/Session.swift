@@ -24,13 +24,7 @@ public enum Session {
         var tempoChanges = TempoChanges(after: track.passage)
         // Opened once the output exists: a render that cannot create its file leaves an existing trace alone.
         var trace: Trace?
-        func openTrace() throws(MetronomeError) {
-            trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
-            trace?.tempo(track.schedule.tempo, frame: 0)
-            if let list = settings.songs {
-                trace?.song(list.current + 1, of: list.songs.count, name: list.songs[list.current].name, frame: 0)
-            }
-        }
+        func openTrace() throws(MetronomeError) { trace = try openRenderTrace(settings, track: track) }
         // Between blocks and before the file is kept: the clicks and tempo
         // changes of the blocks rendered so far. A trace that cannot be written ends the render.
         func traceClicks() throws(MetronomeError) {
@@ -56,6 +50,16 @@ public enum Session {
         return 0
     }
 
+    /// A render's trace, once its output exists: the first tempo, and the song when a setlist plays.
+    static func openRenderTrace(_ settings: Settings, track: ClickTrack) throws(MetronomeError) -> Trace? {
+        let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
+        trace?.tempo(track.schedule.tempo, frame: 0)
+        if let list = settings.songs {
+            trace?.song(list.current + 1, of: list.songs.count, name: list.songs[list.current].name, frame: 0)
+        }
+        return trace
+    }
+
     /// `--output x.mid`: the same track, its clicks as notes and its passages as the file's tempo map.
     static func renderMIDI(_ settings: Settings, to output: String, signals: TerminationSignals) throws -> Int32 {
         let sounds = try loadSounds(settings, rate: settings.rate)
@@ -65,13 +69,7 @@ public enum Session {
         }
         var tempoChanges = TempoChanges(after: track.passage)
         var trace: Trace?
-        func openTrace() throws(MetronomeError) {
-            trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
-            trace?.tempo(track.schedule.tempo, frame: 0)
-            if let list = settings.songs {
-                trace?.song(list.current + 1, of: list.songs.count, name: list.songs[list.current].name, frame: 0)
-            }
-        }
+        func openTrace() throws(MetronomeError) { trace = try openRenderTrace(settings, track: track) }
         func traceClicks(_ clicks: [StartedClick], _ passages: [Passage]) throws(MetronomeError) {
             guard let trace else { return }
             for passage in passages {
