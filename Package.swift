@@ -52,6 +52,12 @@ let package = Package(
             name: "make-sounds",
             dependencies: ["Metronome"]
         ),
+        // A Link peer for the tests to run in other network namespaces.
+        .executableTarget(
+            name: "link-peer",
+            dependencies: ["Metronome"],
+            path: "Tests/Tools/link-peer"
+        ),
         .target(
             name: "CAllocationCounter",
             path: "Tests/CAllocationCounter"
