@@ -37,16 +37,20 @@ let package = Package(
             name: "Metronome",
             dependencies: ["CAlsa", "CSndFile", "CSampleRate", "CLink"]
         ),
-        .executableTarget(
-            name: "metronome",
+        .target(
+            name: "MetronomeCommandLine",
             dependencies: [
                 "Metronome",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
+            name: "metronome",
+            dependencies: ["MetronomeCommandLine"]
+        ),
+        .executableTarget(
             name: "metronome-fuzz",
-            dependencies: ["Metronome"]
+            dependencies: ["Metronome", "MetronomeCommandLine"]
         ),
         .executableTarget(
             name: "make-sounds",
@@ -64,7 +68,8 @@ let package = Package(
         ),
         .testTarget(
             name: "MetronomeTests",
-            dependencies: ["Metronome", "CAllocationCounter", "CSndFile"],
+            dependencies: ["Metronome", "MetronomeCommandLine", "CAllocationCounter", "CSndFile",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
             exclude: ["Snapshots"]
         ),
     ],

@@ -1,5 +1,6 @@
 import Glibc
 import Metronome
+import MetronomeCommandLine
 
 // Feeds arbitrary bytes to the parsers that read what a user writes: the
 // tempo map (then the planner, for its first passages) and every option.
@@ -39,13 +40,12 @@ func fuzzOptions(_ bytes: [UInt8]) {
     let text = String(decoding: bytes, as: UTF8.self)
     var fields = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? nil : String($0) }
     while fields.count < 24 { fields.append(nil) }
-    let settings = try? Settings(bpm: fields[0], meter: fields[1], rate: fields[2], volume: fields[3], bars: fields[4],
-                                 duration: fields[5], output: fields[6], format: fields[7], latency: fields[8],
-                                 angle: fields[9], easing: fields[10], clickAt: fields[11], visualOffset: fields[12], fps: fields[13],
-                                 rhythm: RhythmOptions(pattern: fields[14], subdivide: fields[15], swing: fields[16],
-                                                       subdivisionVolume: fields[17], polyrhythm: fields[18], countIn: fields[19],
-                                                       gap: fields[20], randomMute: fields[21], seed: nil),
-                                 plan: PlanOptions(step: fields[22], until: fields[23]))
+    let names = ["--bpm", "--meter", "--rate", "--volume", "--bars", "--duration", "--output", "--format", "--latency",
+                 "--angle", "--easing", "--click-at", "--visual-offset", "--fps", "--pattern", "--subdivide", "--swing",
+                 "--subdivision-volume", "--polyrhythm", "--count-in", "--gap", "--random-mute", "--step", "--until"]
+    // Parsed in-process as the command line would be, each value in its `--option=value` form.
+    let arguments = zip(names, fields).compactMap { name, value in value.map { "\(name)=\($0)" } }
+    let settings = try? MetronomeCommand.parse(arguments).settings()
     guard let settings, let source = settings.plan else { return }
     var plan = TempoPlan(source, rate: settings.rate, rhythm: settings.rhythm, beats: 4_096)
     for _ in 0..<64 { guard plan.next() != nil else { break } }

@@ -1,24 +1,5 @@
-import ArgumentParser
 import Glibc
-import Metronome
+import MetronomeCommandLine
 
-// Every failure is one line on stderr and a sysexits status; help and
-// --version print as swift-argument-parser prints them.
-do {
-    var command = try MetronomeCommand.parseAsRoot()
-    try command.run()
-} catch let error as MetronomeError {
-    StandardError.report(error.message)
-    exit(error.exit.rawValue)
-} catch let error as ExitCode {
-    exit(error.rawValue)
-} catch {
-    let status = MetronomeCommand.exitCode(for: error)
-    if status == .success {
-        MetronomeCommand.exit(withError: error)
-    }
-    let message = MetronomeCommand.message(for: error)
-    let line = message.split(separator: "\n").first.map(String.init) ?? "invalid arguments"
-    StandardError.report(line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line)
-    exit(status.rawValue == 1 ? SysExit.software.rawValue : status.rawValue)
-}
+// The whole program is the command-line library's; this only runs it.
+exit(MetronomeCommand.runAsMain())

@@ -45,6 +45,22 @@ func run(_ executable: String, _ arguments: [String], environment: [String: Stri
                      standardError: String(decoding: errData, as: UTF8.self))
 }
 
+/// Starts a program (a server, a recorder) with `environment` added to ours,
+/// its output and errors to the file `log`, its input from /dev/null.
+func launchLogged(_ executable: String, _ arguments: [String], environment: [String: String], log: String) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    _ = FileManager.default.createFile(atPath: log, contents: nil)
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+    process.standardOutput = handle
+    process.standardError = handle
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    return process
+}
+
 /// posix_spawn with stdio on /dev/null, then waitpid for that process alone.
 /// (Foundation's `Process` waits on descriptors a daemonising child hands on.)
 /// Output goes to /dev/null. With `usage`, the child's own CPU time is
@@ -60,8 +76,19 @@ func spawnAndWait(_ executable: String, _ arguments: [String], environment: [Str
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
     let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { (argv + envp).forEach { free($0) } }
+    // Nothing blocked and default actions, as a login shell starts: the test runner's
+    // threads block most signals, which tmux and its panes would otherwise inherit.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t(), all = sigset_t()
+    sigemptyset(&none)
+    sigfillset(&all)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     var pid: pid_t = 0
-    guard posix_spawn(&pid, executable, &actions, nil, argv, envp) == 0 else { return -1 }
+    guard posix_spawn(&pid, executable, &actions, &attributes, argv, envp) == 0 else { return -1 }
     var status: Int32 = 0
     while wait4(pid, &status, 0, usage) < 0, errno == EINTR {}
     return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
@@ -227,8 +254,8 @@ func spawnAndWait(_ executable: String, _ arguments: [String], environment: [Str
         #expect(differing > 0)  // 137.5 bpm at 44.1 kHz has fractional positions: the two methods do differ
     }
 
-    @Test(arguments: [(Int32(SIGINT), Int32(130)), (Int32(SIGTERM), Int32(143))])
-    func aSignalDuringARenderLeavesNoFileAndNoTemporaryFile(signal: Int32, status: Int32) throws {
+    @Test(arguments: [Int32(SIGINT), Int32(SIGTERM)])
+    func aSignalDuringARenderLeavesNoFileAndNoTemporaryFile(signal: Int32) throws {
         // Ten hours at 44.1 kHz: long enough that the signal always lands mid-render.
         let output = directory.file("long.wav")
         let process = Process()
@@ -244,7 +271,8 @@ func spawnAndWait(_ executable: String, _ arguments: [String], environment: [Str
         #expect(!directory.contents().isEmpty, "the render never started")
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
-        #expect(process.terminationStatus == status)
+        // Cleaned up, then died of the signal (a shell shows 128+N).
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signal)
         #expect(directory.contents().isEmpty, "\(directory.contents())")
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(!message.contains("Fatal") && !message.contains("Stack"))

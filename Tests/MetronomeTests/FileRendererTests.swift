@@ -1,3 +1,4 @@
+@testable import MetronomeCommandLine
 import Glibc
 @testable import Metronome
 import Testing
@@ -90,7 +91,7 @@ import Testing
         #expect {
             _ = try render(bpm: "90", rate: 48_000, length: .bars(1), path: path)
         } throws: { error in
-            (error as? MetronomeError)?.exit == .cannotCreate
+            CommandFailure.from(error)?.status == SysExit.cannotCreate.rawValue
         }
     }
 }

@@ -30,14 +30,28 @@ import Testing
         #expect(abs(elapsed - 5_000_000_000) < 20_000_000)
     }
 
-    /// A card that plays on through the stall runs dry and reports an underrun;
-    /// one that stops with the process (ALSA's jack plugin) reports nothing
-    /// and is found by the engine's stall watch. Either way the grid holds.
-    @Test(arguments: [false, true])
-    func afterAStallClicksDueInTheGapAreDroppedAndTheGridHolds(deviceStopsWithProcess: Bool) throws {
+    /// How a device goes through a stall of the process.
+    enum StallingDevice: CaseIterable {
+        /// A card: it plays on, runs dry and reports an underrun.
+        case playsOn
+        /// ALSA's jack plugin (its JACK client runs in the process): it stops
+        /// too and reports nothing; the engine's stall watch finds it.
+        case stopsWithProcess
+        /// ALSA's pulse plugin into pipewire-pulse: it plays on and underruns,
+        /// and its delay report wanders by tens of milliseconds while the
+        /// sound does not move (the frames it has taken are exact).
+        case reportsAWanderingDelay
+    }
+
+    /// Whatever the device, the grid holds: the clicks due in the gap are
+    /// dropped and every other lands on its frame. The lost time comes from
+    /// the frames the device took and when, not from its delay report.
+    @Test(arguments: StallingDevice.allCases)
+    func afterAStallClicksDueInTheGapAreDroppedAndTheGridHolds(device kind: StallingDevice) throws {
         let clock = ManualClock()
         let device = SimulatedDevice(rate: rate, clock: clock)
-        device.stopsWithProcess = deviceStopsWithProcess
+        device.stopsWithProcess = kind == .stopsWithProcess
+        if kind == .reportsAWanderingDelay { device.delayDriftPerSecond = 400 }  // 840 frames wrong by the stall, as measured
         device.stallBeforeWrite = 400            // about 2.1 s in
         device.stallNanoseconds = 1_200_000_000  // long enough to swallow two or three clicks
         let track = try makeTrack("137", length: .playtime(Playtime(parsing: "6")))
@@ -54,10 +68,36 @@ import Testing
             #expect((onset.value < 0) == schedule.isBell(click: click))
             clicks.append(click)
         }
-        // Some clicks fell in the stall and were dropped, not played late.
+        // Some clicks fell in the stall and were dropped, not played late; the track played on to its end.
         let missing = Set(0...clicks.last!).subtracting(clicks)
-        #expect(missing.count >= 2)
+        #expect((2...3).contains(missing.count), "\(missing)")
         #expect(clicks == clicks.sorted())
+        #expect(clicks.last! >= schedule.firstClick(atOrAfter: 5 * 48_000))
+    }
+
+    /// ALSA's pulse plugin at times reports no underrun: its server, run dry
+    /// while the process was stopped, waits for more and plays on late what
+    /// was queued, which cannot be taken back. A write that blocked longer
+    /// than the buffer lasts starts the stream again instead: at 1000 bpm a
+    /// click lies in every stale buffer, and none is heard late.
+    @Test func aServerThatWaitedWhenDryIsStartedAgainNotHeardLate() throws {
+        let clock = ManualClock()
+        let device = SimulatedDevice(rate: rate, clock: clock, periodFrames: 1024, bufferFrames: 4096)
+        device.waitsWhenDry = true
+        device.stallBeforeWrite = 100            // about 2.1 s in
+        device.stallNanoseconds = 200_000_000
+        let track = try makeTrack("1000", length: .playtime(Playtime(parsing: "4")))
+        let playback = LivePlayback(track: track, sink: device, clock: clock)
+        playback.run()
+        #expect(playback.underruns == 1)
+        let schedule = track.schedule
+        let found = onsets(device.recording)
+        let clicks = found.map { schedule.firstClick(atOrAfter: $0.frame - 1) }
+        for (onset, click) in zip(found, clicks) {
+            #expect(abs(schedule.frame(ofClick: click) - onset.frame) <= 1, "onset at \(onset.frame), click \(click)")
+        }
+        #expect(clicks == clicks.sorted() && Set(clicks).count == clicks.count)
+        #expect(Set(0...clicks.last!).subtracting(clicks).count >= 3)
     }
 
     @Test func aDeviceFasterThanRealTimeIsPacedByTheClock() throws {

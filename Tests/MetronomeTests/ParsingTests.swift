@@ -1,7 +1,9 @@
+import MetronomeCommandLine
 @testable import Metronome
 import Testing
 
 @Suite struct ParsingTests {
+
     @Test func tempoIsHeldInThousandths() throws {
         #expect(try Tempo(parsing: "90").millibeatsPerMinute == 90_000)
         #expect(try Tempo(parsing: "92.5").millibeatsPerMinute == 92_500)
@@ -17,8 +19,8 @@ import Testing
         #expect {
             _ = try Tempo(parsing: text)
         } throws: { error in
-            guard let error = error as? MetronomeError else { return false }
-            return error.exit == .usage && error.message.contains("'\(text)'") && !error.message.contains("\n")
+            guard let error = error as? TimingError else { return false }
+            return CommandFailure.from(error)?.status == SysExit.usage.rawValue && error.message.contains("'\(text)'") && !error.message.contains("\n")
         }
     }
 
@@ -27,7 +29,7 @@ import Testing
         #expect(meter.beatsPerBar == 7 && meter.noteValue == 8)
         #expect(try Meter(parsing: "32/32").beatsPerBar == 32)
         for bad in ["0/4", "4/0", "4/3", "33/4", "4", "4/4/4", "/4", "a/b", ""] {
-            #expect(throws: MetronomeError.self) { try Meter(parsing: bad) }
+            #expect(throws: TimingError.self) { try Meter(parsing: bad) }
         }
     }
 
@@ -35,7 +37,7 @@ import Testing
         #expect(try SampleRate(parsing: "8000").framesPerSecond == 8_000)
         #expect(try SampleRate(parsing: "192000").framesPerSecond == 192_000)
         for bad in ["7999", "192001", "44.1", "-48000", ""] {
-            #expect(throws: MetronomeError.self) { try SampleRate(parsing: bad) }
+            #expect(throws: TimingError.self) { try SampleRate(parsing: bad) }
         }
     }
 
@@ -49,7 +51,7 @@ import Testing
             #expect(try Playtime(parsing: text).nanoseconds == nanoseconds, "\(text)")
         }
         for bad in ["0", "0s", "-3", "1x", "", "m", "1m1h", "1s1m", "1h1h", "1.2.3s", "10 m", "1e3"] {
-            #expect(throws: MetronomeError.self, "\(bad)") { try Playtime(parsing: bad) }
+            #expect(throws: TimingError.self, "\(bad)") { try Playtime(parsing: bad) }
         }
     }
 
@@ -62,16 +64,14 @@ import Testing
     }
 
     @Test func settingsRefuseContradictionsAndMissingLengths() throws {
-        #expect(throws: MetronomeError.self) { try Settings(bars: "4", duration: "10") }
-        #expect(throws: MetronomeError.self) { try Settings(output: "x.wav") }
-        #expect(throws: MetronomeError.self) { try Settings(bars: "1", output: "x.mp3") }
-        #expect(throws: MetronomeError.self) { try Settings(bars: "1", output: "x.flac", format: "float") }
-        #expect(throws: MetronomeError.self) { try Settings(bars: "0") }
-        #expect(throws: MetronomeError.self) { try Settings(volume: "1.01") }
-        #expect(throws: MetronomeError.self) { try Settings(volume: "-0") }
-        #expect(throws: MetronomeError.self) { try Settings(latency: "0") }
-        let settings = try Settings(bpm: "137", meter: "3/4", rate: "44100", volume: "0.25", bars: "8",
-                                    output: "a/b.FLAC")
+        for arguments in [["--bars", "4", "--duration", "10"], ["--output", "x.wav"], ["--bars", "1", "--output", "x.mp3"],
+                          ["--bars", "1", "--output", "x.flac", "--format", "float"], ["--bars", "0"], ["--volume", "1.01"],
+                          ["--volume", "-0"], ["--latency", "0"], ["--format", "float"], ["--easing", "bouncy"]] {
+            #expect(throws: CommandFailure.self, "\(arguments)") { try parsedSettings(arguments) }
+            do { _ = try parsedSettings(arguments) } catch { #expect(error.status == 64, "\(arguments): \(error)") }
+        }
+        let settings = try parsedSettings("--bpm", "137", "--meter", "3/4", "--rate", "44100", "--volume", "0.25", "--bars", "8",
+                                          "--output", "a/b.FLAC")
         #expect(settings.tempo.millibeatsPerMinute == 137_000)
         #expect(settings.volume == 0.25)
         #expect(settings.length == .bars(8))
@@ -82,9 +82,9 @@ import Testing
         #expect(try OutputFormat(path: "click.wav", sampleFormat: .pcm16).container == .wav)
         #expect(try OutputFormat(path: "dir.v2/click.AIF", sampleFormat: .float).container == .aiff)
         #expect(try OutputFormat(path: "click.ogg", sampleFormat: .pcm16).container == .ogg)
-        #expect(throws: MetronomeError.self) { try OutputFormat(path: "click", sampleFormat: .pcm16) }
-        #expect(throws: MetronomeError.self) { try OutputFormat(path: ".wav", sampleFormat: .pcm16) }
-        #expect(throws: MetronomeError.self) { try OutputFormat(path: "dir.wav/click", sampleFormat: .pcm16) }
+        #expect(throws: RenderError.self) { try OutputFormat(path: "click", sampleFormat: .pcm16) }
+        #expect(throws: RenderError.self) { try OutputFormat(path: ".wav", sampleFormat: .pcm16) }
+        #expect(throws: RenderError.self) { try OutputFormat(path: "dir.wav/click", sampleFormat: .pcm16) }
     }
 
     @Test func wavBeyondFourGigabytesIsWrittenAsRF64() throws {

@@ -61,6 +61,14 @@ import Testing
         #expect(status.text(width: 34) == "137 bpm  4/4  12:3  01:23  q quit")
     }
 
+    @Test func theStatusLineShowsTheGrantedLatencyWhereItFits() {
+        var playing = status
+        playing.latencyTenths = 853
+        #expect(playing.text(width: 200) == "137 bpm  4/4  12:3   1  2 [3] 4   01:23  latency 85.3 ms  ? keys  q quit")
+        // The latency is the first to go when the line is short.
+        #expect(playing.text(width: 66) == status.text(width: 66))
+    }
+
     @Test func theStatusLineNamesTheCountIn() {
         var countingIn = status
         countingIn.countIn = true

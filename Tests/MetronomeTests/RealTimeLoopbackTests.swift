@@ -55,17 +55,7 @@ final class JackLoopback {
 
     /// Starts a program in the server's environment, its output to `log`.
     func launch(_ executable: String, _ arguments: [String], log: String) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return process
+        try launchLogged(executable, arguments, environment: environment, log: log)
     }
 
     /// Polls the server's port list (at most 10 s) until `port` exists, or,
@@ -275,11 +265,7 @@ final class JackLoopback {
                 Issue.record("nothing recorded: \(stderr)")
                 return
             }
-            let half = schedule.frame(ofClick: 1) / 2
-            let heard = found.map { onset -> (click: Int64, offset: Int64, bell: Bool) in
-                let click = schedule.firstClick(atOrAfter: onset.frame - first.frame - half)
-                return (click, onset.frame - first.frame - schedule.frame(ofClick: click), onset.value < 0)
-            }
+            let heard = clicksHeard(found, from: first, on: schedule)
             // The harness on a loaded machine, not the metronome: the clicks before the stall are off.
             if heard.prefix(while: { $0.click <= 4 }).contains(where: { $0.offset != 0 }), attempt < 2 { continue }
 
@@ -302,24 +288,32 @@ final class JackLoopback {
     func aLostSoundServerIsOneLineAndExit74WithTheTerminalRestored() throws {
         try #require(JackLoopback.isInstalled && TerminalTests.tmuxInstalled, "jackd2, libasound2-plugins and tmux are needed")
         let loopback = try JackLoopback()
-        let trace = loopback.home.file("trace.jsonl"), errors = loopback.home.file("stderr")
-        let environment = loopback.environment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
-        let pane = try TmuxPane(command: "env \(environment) \(metronomeBinary()) --device loopback --bpm 137 --trace \(trace) 2>\(errors)")
-        // Playing: the picture is up and clicks are being started.
-        try pane.waitUntil("clicks through the loopback") {
-            try (try? String(contentsOfFile: trace, encoding: .utf8))?.contains("\"click\"") == true && pane.capture().contains("q quit")
-        }
-        let stopped = Date()
-        loopback.stopServer()
-        let outcome = try pane.outcome(seconds: 10)
-        let took = Date().timeIntervalSince(stopped)
-        #expect(outcome.status == 74)
-        #expect(took < 5, "took \(took) s to notice")
-        let lines = try String(contentsOfFile: errors, encoding: .utf8).split(separator: "\n")
-        #expect(lines.count == 1, "\(lines)")
-        #expect(lines.first?.hasPrefix("metronome: audio device 'loopback' failed: ") == true, "\(lines)")
-        let flags = outcome.stty.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == ";" })
-        #expect(flags.contains("icanon") && flags.contains("echo"))
-        #expect(!(try pane.capture()).contains("q quit"))
+        try expectALostServerEndsInOneLine(device: "loopback", environment: loopback.environment,
+                                           directory: loopback.home.path, stopServer: loopback.stopServer)
     }
+}
+
+/// A sound server stopped while the metronome plays in a terminal: within
+/// 5 s, exit 74 with one line naming the device, the terminal restored and the picture gone.
+func expectALostServerEndsInOneLine(device: String, environment: [String: String], directory: String,
+                                    stopServer: () -> Void) throws {
+    let trace = directory + "/trace.jsonl", errors = directory + "/stderr"
+    let variables = environment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
+    let pane = try TmuxPane(command: "env \(variables) \(metronomeBinary()) --device \(device) --bpm 137 --trace \(trace) 2>\(errors)")
+    // Playing: the picture is up and clicks are being started.
+    try pane.waitUntil("clicks through \(device)") {
+        try (try? String(contentsOfFile: trace, encoding: .utf8))?.contains("\"click\"") == true && pane.capture().contains("q quit")
+    }
+    let stopped = Date()
+    stopServer()
+    let outcome = try pane.outcome(seconds: 10)
+    let took = Date().timeIntervalSince(stopped)
+    #expect(outcome.status == 74)
+    #expect(took < 5, "took \(took) s to notice")
+    let lines = try String(contentsOfFile: errors, encoding: .utf8).split(separator: "\n")
+    #expect(lines.count == 1, "\(lines)")
+    #expect(lines.first?.hasPrefix("metronome: audio device '\(device)' failed: ") == true, "\(lines)")
+    let flags = outcome.stty.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == ";" })
+    #expect(flags.contains("icanon") && flags.contains("echo"))
+    #expect(!(try pane.capture()).contains("q quit"))
 }

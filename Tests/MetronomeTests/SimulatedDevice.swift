@@ -1,7 +1,7 @@
 @testable import Metronome
 
 /// A clock that moves only when told to (or when something sleeps on it).
-final class ManualClock: Clock, @unchecked Sendable {
+final class ManualClock: Timekeeper, @unchecked Sendable {
     private(set) var current = MonotonicInstant(nanoseconds: 1_000_000_000)
     func now() -> MonotonicInstant { current }
     func sleep(until instant: MonotonicInstant) { if instant > current { current = instant } }
@@ -28,6 +28,15 @@ final class SimulatedDevice: AudioSink {
     /// in it): through a stall it takes nothing and reports nothing, and all
     /// it plays after is heard the stall later. No underrun.
     var stopsWithProcess = false
+    /// Plays on through a stall until its buffer is dry, then waits for more
+    /// without an underrun and plays what comes next late, as ALSA's pulse
+    /// plugin's server does at times; what it has queued cannot be taken back.
+    var waitsWhenDry = false
+    var takesBackQueuedFrames: Bool { !waitsWhenDry }
+    /// Frames a second by which the delay report grows wrong from each start,
+    /// as ALSA's pulse plugin's does into pipewire-pulse (about 400); what is
+    /// queued stays exact.
+    var delayDriftPerSecond: Int64 = 0
 
     private(set) var recording: [Float] = []
     private(set) var writes = 0
@@ -84,6 +93,19 @@ final class SimulatedDevice: AudioSink {
     }
 
     private func stall() {
+        if waitsWhenDry, let running = started {
+            let queued = streamWritten - played(at: clock.now())
+            let queuedNanoseconds = queued * 1_000_000_000 / rate.framesPerSecond
+            clock.advance(nanoseconds: stallNanoseconds)
+            guard stallNanoseconds > queuedNanoseconds else { return }
+            // Dry after what was queued, then silent until the next write.
+            let waited = stallNanoseconds - queuedNanoseconds
+            started = MonotonicInstant(nanoseconds: running.nanoseconds + waited)
+            let lost = waited * rate.framesPerSecond / 1_000_000_000
+            recording += [Float](repeating: 0, count: Int(streamOffset + streamWritten) - recording.count)
+            streamOffset += lost
+            return
+        }
         guard stopsWithProcess, let running = started else {
             clock.advance(nanoseconds: stallNanoseconds)
             return
@@ -111,9 +133,24 @@ final class SimulatedDevice: AudioSink {
         recording += UnsafeBufferPointer(start: mono, count: frames)
     }
 
-    func delay() -> (frames: Int64, at: MonotonicInstant?) {
-        if fasterThanRealTime { return (0, clock.now()) }
-        return (streamWritten - played(at: clock.now()), clock.now())
+    func status() -> SinkStatus {
+        let now = clock.now()
+        if fasterThanRealTime { return SinkStatus(delay: 0, queued: 0, at: now) }
+        let queued = streamWritten - played(at: now)
+        guard let started else { return SinkStatus(delay: queued, queued: queued, at: now) }
+        // The pulse plugin's error: a delay report that grows as the stream plays, though the sound does not move.
+        let drift = (now.nanoseconds - started.nanoseconds) * delayDriftPerSecond / 1_000_000_000
+        return SinkStatus(delay: queued + drift, queued: queued, at: now)
+    }
+
+    func restart() -> ALSAError? {
+        if started != nil {
+            let unplayed = Int(max(0, streamWritten - played(at: clock.now())))
+            recording.removeLast(min(unplayed, recording.count))
+        }
+        started = nil
+        streamWritten = 0
+        return nil
     }
 
     func recover(from error: ALSAError) -> ALSAError? {

@@ -1,3 +1,4 @@
+@testable import MetronomeCommandLine
 import CSndFile
 import Glibc
 @testable import Metronome
@@ -58,8 +59,8 @@ import Testing
             #expect {
                 _ = try Sound.load(contentsOf: path, rate: .standard)
             } throws: { error in
-                let error = error as? MetronomeError
-                return error?.exit == .noInput && error?.message.contains(path) == true
+                let failure = CommandFailure.from(error)
+                return failure?.status == SysExit.noInput.rawValue && failure?.message.contains(path) == true
             }
         }
     }

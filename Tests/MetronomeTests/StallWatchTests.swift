@@ -25,7 +25,7 @@ import Testing
     func lostFrames(_ reads: [(heard: Int64, at: MonotonicInstant)], watch: inout StallWatch) -> [Int64] {
         var skipped: Int64 = 0
         return reads.compactMap { read in
-            let lost = watch.observe(heard: read.heard + skipped, at: read.at)
+            let lost = watch.observe(taken: read.heard + skipped, at: read.at)
             skipped += lost ?? 0
             return lost
         }

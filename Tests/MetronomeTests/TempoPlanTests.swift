@@ -194,6 +194,102 @@ func parseMap(_ text: String) throws -> TempoMap {
         #expect(run.frames == expected)
     }
 
+    /// Plans of every kind: constant entries, per-beat lists with repeated
+    /// tempos, ramps, a loop from a label, the trainer, a count-in, subdivisions and a second voice.
+    static func plans() throws -> [TempoPlan] {
+        let map = try parseMap("""
+            a: 2 97.3
+            1 7/8 133.333 X..x..x
+            b: 2 3/4 100,110,100,97.3,110,100
+            3 120-140
+            1 90
+            2 6/8 140-80 0.5
+            1 3/4 61.7,61.7,200
+            """)
+        var rhythm = Rhythm()
+        rhythm.countInBars = 1
+        rhythm.subdivision = try Subdivision(parsingClicks: "3", swing: nil)
+        rhythm.polyrhythm = try Polyrhythm(parsing: "2:3", beatsPerBar: 3)
+        let b = try #require(map.entry(labelled: "b"))
+        let trainer = TempoPlan.Source.trainer(start: Tempo(bpm: 60)!, step: 7_000, barsPerStep: 2, until: Tempo(bpm: 100)!,
+                                               meter: try Meter(parsing: "3/4"))
+        return [TempoPlan(.map(map, first: 0, loops: false), rate: .standard, rhythm: .plain),
+                TempoPlan(.map(map, first: 0, loops: false), rate: try #require(SampleRate(44_100)), rhythm: rhythm),
+                TempoPlan(.map(map, first: b, loops: true), rate: .standard, rhythm: .plain, beats: 150),
+                TempoPlan(.map(map, first: 0, loops: false), rate: .standard, rhythm: .plain, beats: 40),
+                TempoPlan(trainer, rate: .standard, rhythm: rhythm, beats: 60)]
+    }
+
+    @Test func skippingAheadLandsOnThePassagesWalkingMakes() throws {
+        for plan in try Self.plans() {
+            var walk = plan
+            var walked: [Passage] = []
+            while let passage = walk.next(), walked.count < 200 { walked.append(passage) }
+            let lastClick = (walked.last?.firstClick ?? 0) + 10
+            for target in 0...lastClick {
+                var skipped = plan
+                skipped.skip(upTo: target)
+                // The passage that plays `target` (or the first, or the last), and the ones after it, bit for bit.
+                let index = walked.lastIndex { $0.firstClick <= target } ?? 0
+                var following: [Passage] = []
+                while following.count < 3, let passage = skipped.next() { following.append(passage) }
+                #expect(following == Array(walked[index...].prefix(3)), "target \(target)")
+            }
+        }
+    }
+
+    @Test func theEndIsWhereWalkingEveryPassageEnds() throws {
+        for plan in try Self.plans() {
+            // Walking, as the plan found its end before it could skip.
+            func walkedEnd(_ limit: Int64?) -> Int64? {
+                var walk = plan
+                guard let limit else {
+                    guard plan.beats(inBars: nil) != nil else { return nil }
+                    while walk.next() != nil {}
+                    return walk.position.nearestFrame
+                }
+                var last: Passage?
+                while let passage = walk.next(), passage.firstClick < limit { last = passage }
+                return last.map { $0.frame(ofClick: limit) } ?? plan.firstSchedule.frame(ofClick: limit)
+            }
+            for limit in Int64(0)...120 { #expect(plan.endFrame(beats: limit) == walkedEnd(limit), "limit \(limit)") }
+            #expect(plan.endFrame(beats: nil) == walkedEnd(nil))
+        }
+        // A map that ends: the nearest frame to the exact sum of every beat (Fraction, independent of the plan).
+        let map = try parseMap("2 97.3\n1 3/4 100,110,100\n1 7/8 133.333")
+        let rate: Int128 = 44_100
+        var end = Fraction(0)
+        for (beats, q, d) in [(8, "97.3", 4), (1, "100", 4), (1, "110", 4), (1, "100", 4), (7, "133.333", 8)] {
+            end = end + (try beatFrames(quarterNotes: q, noteValue: Int128(d), rate: rate)) * Int128(beats)
+        }
+        let plan = TempoPlan(.map(map, first: 0, loops: false), rate: try #require(SampleRate(44_100)), rhythm: .plain)
+        #expect(plan.endFrame(beats: nil) == end.nearestFrame)
+    }
+
+    @Test func theEndOfAMillionBeatMapIsFoundWithoutWalkingIt() throws {
+        // 250,000 bars of a ramp and a million beats of a per-beat list: walking
+        // every passage takes minutes in a debug build; the end is a few sums.
+        let ramp = try parseMap("250000 999-1000")
+        let bpms: [Int128] = [100, 101, 103, 107, 120, 128, 131, 140]
+        let tempos = (0..<1_000_000).map { String(bpms[$0 % bpms.count]) }.joined(separator: ",")
+        let list = try parseMap("250000 \(tempos)")
+        let clock = ContinuousClock()
+        let start = clock.now
+        let rampPlan = TempoPlan(.map(ramp, first: 0, loops: false), rate: .standard, rhythm: .plain)
+        let rampEnd = try #require(rampPlan.endFrame(beats: nil))
+        let listPlan = TempoPlan(.map(list, first: 0, loops: false), rate: .standard, rhythm: .plain)
+        let listEnd = try #require(listPlan.endFrame(beats: nil))
+        let elapsed = clock.now - start
+        #expect(elapsed < .seconds(5), "\(elapsed)")
+        // The ramp's closed form: (240/4) * n / (t2 - t1) * ln(t2 / t1) seconds.
+        let seconds = 60.0 * 1_000_000 / 1 * log(1000.0 / 999.0)
+        #expect(abs(Double(rampEnd) - seconds * 48_000) <= 1)
+        // The list: 8 tempos, each 125,000 times, exactly.
+        var exact = Fraction(0)
+        for bpm in bpms { exact = exact + Fraction(60 * 48_000, bpm) * 125_000 }
+        #expect(listEnd == exact.nearestFrame)
+    }
+
     @Test func followingAPlanAllocatesNothingOnTheAudioThread() throws {
         let map = try parseMap("1 7/8 133.333 X..x..x\n2 3/4 100,110,120,130,140,150\n2 120-180 0.5")
         var rhythm = Rhythm()

@@ -99,6 +99,15 @@ final class TmuxPane {
     }
 
     @Test(.enabled(if: tmuxInstalled || RealTimeLoopbackTests.required))
+    func theStatusLineShowsTheLatencyTheDeviceGranted() throws {
+        // ALSA's null device grants what it is asked: 20 ms is 960 frames at 48 kHz.
+        let pane = try TmuxPane(command: "\(metronomeBinary()) --bpm 100 --device null --latency 20 2>/dev/null")
+        try pane.waitUntil("the status line names the latency") { try pane.capture().contains("latency 20.0 ms") }
+        try pane.send("q")
+        #expect(try pane.outcome().status == 0)
+    }
+
+    @Test(.enabled(if: tmuxInstalled || RealTimeLoopbackTests.required))
     func aTooSmallTerminalShowsOneLineAndIsRestored() throws {
         let pane = try TmuxPane(command: "ALSA_CONFIG_PATH=/nonexistent \(metronomeBinary()) --bpm 100 2>/dev/null", width: 24, height: 3)
         var screen = ""

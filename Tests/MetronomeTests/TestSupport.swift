@@ -60,3 +60,14 @@ func writeImpulseSoundFiles(in directory: TemporaryDirectory, rate: SampleRate =
 func onsets(_ samples: [Float]) -> [(frame: Int64, value: Float)] {
     samples.enumerated().filter { $0.element != 0 }.map { (Int64($0.offset), $0.element) }
 }
+
+/// A recording that starts at an arbitrary moment, read against the grid of
+/// its first click: each onset's nearest click, how far from it, and whether a bell.
+func clicksHeard(_ found: [(frame: Int64, value: Float)], from first: (frame: Int64, value: Float),
+                 on schedule: ClickSchedule) -> [(click: Int64, offset: Int64, bell: Bool)] {
+    let half = schedule.frame(ofClick: 1) / 2
+    return found.map { onset in
+        let click = schedule.firstClick(atOrAfter: onset.frame - first.frame - half)
+        return (click, onset.frame - first.frame - schedule.frame(ofClick: click), onset.value < 0)
+    }
+}

@@ -24,9 +24,6 @@ public struct ALSAError: Error, CustomStringConvertible, Sendable {
     }
     public var description: String { "\(call): \(message)" }
 
-    /// An underrun (`-EPIPE`) or a suspend (`-ESTRPIPE`): `snd_pcm_recover` can bring the stream back.
-    public var isRecoverable: Bool { code == -EPIPE || code == -ESTRPIPE || code == -EINTR }
-
     /// Returns `result` when it is not negative, else throws it. Every ALSA call goes through here.
     @discardableResult
     static func check(_ result: Int32, _ call: String) throws(ALSAError) -> Int32 {

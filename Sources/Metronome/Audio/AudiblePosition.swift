@@ -49,7 +49,7 @@ public final class AudiblePosition: Sendable {
     public func heardFrame(at now: MonotonicInstant) -> Int64 {
         let sample = snapshot()
         let elapsed = max(0, now.nanoseconds - sample.at.nanoseconds)
-        let advanced = sample.heard + elapsed * rate.framesPerSecond / 1_000_000_000
+        let advanced = sample.heard + FrameTime.frames(inNanoseconds: elapsed, at: rate.framesPerSecond)
         return min(advanced, sample.written)
     }
 }

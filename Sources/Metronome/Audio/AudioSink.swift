@@ -12,8 +12,8 @@ public protocol AudioSink: AnyObject {
     /// Must not allocate or lock: it runs on the audio thread.
     func write(_ mono: UnsafeMutablePointer<Float>, frames: Int) -> SinkWrite
 
-    /// Frames written but not yet heard, and when that was true.
-    func delay() -> (frames: Int64, at: MonotonicInstant?)
+    /// Frames written but not yet heard, frames still queued, and when that was true.
+    func status() -> SinkStatus
 
     /// Takes back up to `frames` of what was written and not yet played (the
     /// newest first); returns how many it took back. Only the audio thread calls it.
@@ -22,8 +22,32 @@ public protocol AudioSink: AnyObject {
     /// Brings the stream back after an underrun or suspend.
     func recover(from error: ALSAError) -> ALSAError?
 
+    /// Whether `rewind` can take back what is queued. A device that cannot
+    /// (ALSA's pulse plugin hands each write to its server at once) is
+    /// restarted instead when the process was stopped longer than its buffer lasts.
+    var takesBackQueuedFrames: Bool { get }
+
+    /// Drops everything queued and prepares the stream to start again.
+    func restart() -> ALSAError?
+
     /// Blocks until every written frame has been played.
     func drain()
+}
+
+/// The device's state after a write, from `snd_pcm_status`.
+public struct SinkStatus: Sendable {
+    /// Frames written but not yet heard: the queue and whatever lies beyond it (a sound server's own latency).
+    public var delay: Int64
+    /// Frames written and not yet taken by the device (`buffer − avail`).
+    public var queued: Int64
+    /// When it was true; nil if the device does not say.
+    public var at: MonotonicInstant?
+
+    public init(delay: Int64, queued: Int64, at: MonotonicInstant?) {
+        self.delay = delay
+        self.queued = queued
+        self.at = at
+    }
 }
 
 /// What a write came to.
@@ -56,8 +80,10 @@ public final class SilentSink: AudioSink {
     /// a period ahead and paces itself a period behind, so a frame written now
     /// is heard two periods later, and the heard frames lie on one straight
     /// line from frame 0 at the start (no step at each period).
-    public func delay() -> (frames: Int64, at: MonotonicInstant?) { (Int64(bufferFrames), nil) }
+    public func status() -> SinkStatus { SinkStatus(delay: Int64(bufferFrames), queued: Int64(bufferFrames), at: nil) }
     public func rewind(upTo frames: Int64) -> Int64 { 0 }
     public func recover(from error: ALSAError) -> ALSAError? { nil }
+    public var takesBackQueuedFrames: Bool { true }
+    public func restart() -> ALSAError? { nil }
     public func drain() {}
 }

@@ -65,10 +65,15 @@ public final class ClickTrack: @unchecked Sendable {
     /// A track that follows `plan`, whose passages `feeder` hands over ahead of time.
     public convenience init(plan: TempoPlan, feeder: PlanFeeder, sounds: ClickSounds, volume: Float = 1,
                             length: TrackLength = .endless) {
-        self.init(schedule: plan.firstSchedule, beat: sounds.beat, bell: sounds.bell, volume: volume * plan.loudest,
+        self.init(schedule: plan.firstSchedule, beat: sounds.beat, bell: sounds.bell, volume: volume * plan.level,
                   length: length, rhythm: plan.firstRhythm, subdivision: sounds.subdivision, polyrhythm: sounds.polyrhythm,
                   plan: feeder.queue, fastest: plan.fastestSchedule)
+        planLevel = plan.level
     }
+
+    /// The level a plan plays at (its loudest entry's volume, at most 1): the
+    /// keys' volume and gain scale from it, so entries keep their levels after a key.
+    public private(set) var planLevel: Float = 1
 
     /// The beat and bell, and for a rhythm that uses them the subdivision and second-voice sounds
     /// (the beat and the bell stand in for them when not given).
@@ -130,22 +135,25 @@ public final class ClickTrack: @unchecked Sendable {
             // Not yet known while the passage playing to the end is still to come.
             guard !passage.paused, !(passage.plannedMore && followsPlan) else { return nil }
             var end = passage.frame(ofClick: clickLimit)
-            func ring(_ start: Int64, _ length: Int64) { end = max(end, start + length) }
+            // No local function capturing `end`: a debug build boxes the captured variable on the heap.
             let last = clickLimit - 1
             let barStart = last - passage.bar(ofClick: last).beat
-            for click in max(barStart, passage.firstClick)...last {
+            // A while loop: a debug build's generic ClosedRange iterator allocates.
+            var click = max(barStart, passage.firstClick)
+            while click <= last {
+                defer { click += 1 }
                 guard let sound = passage.sound(ofClick: click) else { continue }
-                ring(passage.frame(ofClick: click), sound == .beat ? soundLengths.beat : soundLengths.bell)
+                end = max(end, passage.frame(ofClick: click) + (sound == .beat ? soundLengths.beat : soundLengths.bell))
             }
             let subdivision = passage.rhythm.subdivision
             if subdivision.clicksPerBeat > 1 {
                 let tick = last * subdivision.ticksPerBeat + subdivision.tick(ofClick: subdivision.clicksPerBeat - 1)
-                ring(passage.frame(ofSubdivisionTick: tick), soundLengths.subdivision)
+                end = max(end, passage.frame(ofSubdivisionTick: tick) + soundLengths.subdivision)
             }
             if let polyrhythm = passage.rhythm.polyrhythm, barStart >= passage.firstClick {
                 let index = polyrhythm.clicksPerBar(beatsPerBar: passage.meter.beatsPerBar) - 1
                 let tick = barStart * Int64(polyrhythm.clicks) + polyrhythm.tick(ofClick: index)
-                ring(passage.frame(ofPolyrhythmTick: tick), soundLengths.polyrhythm)
+                end = max(end, passage.frame(ofPolyrhythmTick: tick) + soundLengths.polyrhythm)
             }
             return end
         }

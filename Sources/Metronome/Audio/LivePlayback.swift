@@ -18,7 +18,7 @@ public final class LivePlayback: @unchecked Sendable {
     /// Frames over which a stop fades to silence (5 ms).
     public let fadeFrames: Int64
 
-    private let clock: any Clock
+    private let clock: any Timekeeper
     private let stopRequested = Atomic<Bool>(false)
     private let finishedFlag = Atomic<Bool>(false)
     private let underrunCount = Atomic<Int>(0)
@@ -31,7 +31,7 @@ public final class LivePlayback: @unchecked Sendable {
     /// A stop that fades ends here; for a `--duration` track, at its last frame.
     private var stopFrame: Int64
 
-    public init(track: ClickTrack, sink: any AudioSink, clock: any Clock = MonotonicClock()) {
+    public init(track: ClickTrack, sink: any AudioSink, clock: any Timekeeper = MonotonicClock()) {
         self.track = track
         self.sink = sink
         self.clock = clock
@@ -59,30 +59,21 @@ public final class LivePlayback: @unchecked Sendable {
         return code == ALSAError.stoppedTakingAudio.code ? .stoppedTakingAudio : ALSAError(code: code, call: "snd_pcm_writei")
     }
 
+    /// Whether `start()` asks for real-time priority and locked memory: the live command does; a test need not.
+    public var asksForRealTime = false
+    /// Whether the process's memory was locked before the device was opened (`RealTimeScheduling.lockMemory()`).
+    public var memoryLocked = false
+    /// What `start()` was granted; nil before, or when not asked.
+    public private(set) var scheduling: RealTimeScheduling?
+
     /// Starts the audio thread.
     public func start() {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var handle = pthread_t()
-        let result = pthread_create(&handle, nil, { context in
-            let playback = Unmanaged<LivePlayback>.fromOpaque(context!).takeRetainedValue()
-            playback.run()
-            return nil
-        }, context)
-        if result == 0 {
-            thread = handle
-            Self.name(handle, "metronome-audio")
-        } else {
-            Unmanaged<LivePlayback>.fromOpaque(context).release()
+        guard let handle = NamedThread.start(named: "metronome-audio", { self.run() }) else {
             finishedFlag.store(true, ordering: .releasing)
+            return
         }
-    }
-
-    /// Names a thread, for `top -H` and the benchmark's split of CPU by thread.
-    /// pthread_setname_np is a GNU extension the Glibc module leaves out, so it is looked up.
-    private static func name(_ thread: pthread_t, _ name: String) {
-        typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_setname_np") else { return }
-        _ = unsafeBitCast(symbol, to: SetName.self)(thread, name)
+        thread = handle
+        if asksForRealTime { scheduling = RealTimeScheduling.request(for: handle, memoryLocked: memoryLocked) }
     }
 
     /// Hands a practice command to the audio thread; it takes effect at the
@@ -100,6 +91,16 @@ public final class LivePlayback: @unchecked Sendable {
     }
 
     /// The audio thread's loop; also callable directly to play on the current thread.
+    ///
+    /// After an underrun the device restarts on a new line. Where the old one
+    /// is known (`ConsumptionLine`), the engine writes silence until the
+    /// restarted stream has taken a few periods, compares the two lines, and
+    /// goes on at the track frame real time has reached: the clicks due in the
+    /// gap and while it measured are dropped, every later one is on the grid.
+    /// The lost time comes from the frames the device took and when, not from
+    /// its delay report, which the pulse plugin gets wrong by tens of
+    /// milliseconds. Without a line yet (an underrun at start-up) the gap is
+    /// measured from when the queue ran dry to the recovery.
     public func run() {
         defer { finishedFlag.store(true, ordering: .releasing) }
         let period = sink.periodFrames
@@ -108,37 +109,71 @@ public final class LivePlayback: @unchecked Sendable {
         var lastWrite = clock.now()
         var lastDelay: Int64 = 0
         // A write that takes a quarter of a period or more has blocked on the device.
-        let periodNanoseconds = Int64(period) * 1_000_000_000 / rate
+        let periodNanoseconds = FrameTime.nanoseconds(inFrames: Int64(period), at: rate)
+        // One that took longer than the buffer lasts: the process was stopped (or starved) and the device ran dry.
+        let bufferNanoseconds = FrameTime.nanoseconds(inFrames: Int64(sink.bufferFrames), at: rate)
         var lastBlockedFrame = Int64.min / 2
         var stallWatch = StallWatch(rate: sink.rate, bufferFrames: sink.bufferFrames)
+        // Underruns in a row with no write taken between them: a device whose
+        // server is gone (ALSA's pipewire plugin) recovers, then underruns again at once.
+        var refusals = 0
+        // The line the device takes the track's frames on.
+        var consumption = ConsumptionLine(rate: sink.rate)
+        // While resynchronising after an underrun: the line before it, the
+        // frames written to the restarted stream, and that stream's line.
+        var resynchronising = false
+        var lineBefore: Int64 = 0
+        var restartWritten: Int64 = 0
+        var restarted = ConsumptionLine(rate: sink.rate)
 
         while true {
-            if stopRequested.load(ordering: .acquiring), stopFrame == .max {
-                stopFrame = track.position + fadeFrames
+            if stopRequested.load(ordering: .acquiring) {
+                // Silence needs no fade.
+                if resynchronising { break }
+                // A stop fades out at once, also before the end of a `--duration` track.
+                stopFrame = min(stopFrame, track.position + fadeFrames)
             }
             while let command = commands.pop() { track.apply(command) }
             let blockStart = track.position
-            var frames = track.render(into: block, count: period)
-            if frames == 0 { break }
-            frames = applyFade(from: blockStart, frames: frames)
+            var frames = period
+            if resynchronising {
+                block.update(repeating: 0, count: period)
+            } else {
+                frames = track.render(into: block, count: period)
+                if frames == 0 { break }
+                frames = applyFade(from: blockStart, frames: frames)
+            }
 
             let before = clock.now()
             switch sink.write(block, frames: frames) {
             case .written:
-                break
+                refusals = 0
             case .underrun(let error):
-                underrunCount.add(1, ordering: .relaxed)
+                refusals += 1
+                if refusals > Self.refusalLimit {
+                    failureCode.store(ALSAError.stoppedTakingAudio.code, ordering: .releasing)
+                    return
+                }
+                // The same silence, underrunning again before any write was taken, is counted once.
+                if refusals == 1, !resynchronising { underrunCount.add(1, ordering: .relaxed) }
                 // The device fell silent when the frames queued at the last write ran out.
-                let dry = lastWrite.nanoseconds + lastDelay * 1_000_000_000 / rate
+                let dry = lastWrite.nanoseconds + FrameTime.nanoseconds(inFrames: lastDelay, at: rate)
                 if let failure = sink.recover(from: error) {
                     failureCode.store(failure.code, ordering: .releasing)
                     return
                 }
                 let now = clock.now()
-                let gap = max(0, (now.nanoseconds - dry) * rate / 1_000_000_000)
-                // This block was never played: resume where real time is now.
-                track.skip(to: blockStart + gap)
-                stallWatch.restart(after: track.position)
+                if resynchronising || consumption.reads >= Self.readsForALine {
+                    if !resynchronising { lineBefore = consumption.line }
+                    resynchronising = true
+                    restartWritten = 0
+                    restarted.reset()
+                } else {
+                    let gap = max(0, FrameTime.frames(inNanoseconds: now.nanoseconds - dry, at: rate))
+                    // This block was never played: resume where real time is now.
+                    track.skip(to: blockStart + gap)
+                    stallWatch.restart(after: track.position)
+                }
                 anchor = nil
                 lastWrite = now
                 lastDelay = 0
@@ -148,21 +183,55 @@ public final class LivePlayback: @unchecked Sendable {
                 return
             }
             let after = clock.now()
-            let status = sink.delay()
+            // The pulse plugin's server waits when it runs dry, then plays on what it
+            // had queued, late; nothing there can be taken back: start it again and
+            // measure the new line, as after an underrun.
+            if !resynchronising, !sink.takesBackQueuedFrames, after.nanoseconds - before.nanoseconds > bufferNanoseconds,
+               consumption.reads >= Self.readsForALine {
+                underrunCount.add(1, ordering: .relaxed)
+                if let failure = sink.restart() {
+                    failureCode.store(failure.code, ordering: .releasing)
+                    return
+                }
+                lineBefore = consumption.line
+                resynchronising = true
+                restartWritten = 0
+                restarted.reset()
+                anchor = nil
+                lastWrite = after
+                lastDelay = 0
+                continue
+            }
+            let status = sink.status()
             let stamp = status.at ?? after
-            let written = track.position
-            let heard = written - status.frames
-            position.publish(heard: heard, at: stamp, written: written)
             lastWrite = stamp
-            lastDelay = status.frames
-            if let lost = stallWatch.observe(heard: heard, at: stamp) {
+            lastDelay = status.delay
+            if resynchronising {
+                restartWritten += Int64(frames)
+                restarted.observe(taken: restartWritten - status.queued, at: stamp)
+                guard restarted.reads >= Self.readsForARestartedLine else { continue }
+                // The restarted stream takes its frame D at (D − line)/rate, when
+                // the track's frame D + lineBefore − line is due: the next one written.
+                resynchronising = false
+                track.skip(to: restartWritten + lineBefore - restarted.line)
+                stallWatch.restart(after: track.position)
+                anchor = nil
+                if track.position >= stopFrame { break }
+                continue
+            }
+            let written = track.position
+            let heard = written - status.delay
+            position.publish(heard: heard, at: stamp, written: written)
+            let taken = written - status.queued
+            consumption.observe(taken: taken, at: stamp)
+            if let lost = stallWatch.observe(taken: taken, at: stamp) {
                 // The device stopped with us and lost time without an underrun
                 // (ALSA's jack plugin): take back what is queued for the old
                 // timeline and go on where real time is now.
                 underrunCount.add(1, ordering: .relaxed)
-                let taken = sink.rewind(upTo: lost)
-                track.skip(to: written - taken + lost)
-                lastDelay -= taken
+                let takenBack = sink.rewind(upTo: lost)
+                track.skip(to: written - takenBack + lost)
+                lastDelay -= takenBack
                 anchor = nil
                 if track.position >= stopFrame { break }
                 continue
@@ -175,19 +244,27 @@ public final class LivePlayback: @unchecked Sendable {
             // never blocks is held to the monotonic clock. A write blocked
             // only if it was slow and left the device full: a slow write
             // into room (a cold first write to ALSA null) does not count.
-            if (after.nanoseconds - before.nanoseconds) * 4 >= periodNanoseconds, status.frames >= Int64(sink.bufferFrames - period) {
+            if (after.nanoseconds - before.nanoseconds) * 4 >= periodNanoseconds, status.delay >= Int64(sink.bufferFrames - period) {
                 lastBlockedFrame = written
             }
             if anchor == nil || written - lastBlockedFrame < rate {
-                anchor = MonotonicInstant(nanoseconds: stamp.nanoseconds - heard * 1_000_000_000 / rate)
+                anchor = MonotonicInstant(nanoseconds: stamp.nanoseconds - FrameTime.nanoseconds(inFrames: heard, at: rate))
             } else if let anchor {
-                let due = anchor.nanoseconds + heard * 1_000_000_000 / rate
+                let due = anchor.nanoseconds + FrameTime.nanoseconds(inFrames: heard, at: rate)
                 if due > after.nanoseconds { clock.sleep(until: MonotonicInstant(nanoseconds: due)) }
             }
             if blockStart + Int64(frames) >= stopFrame { break }
         }
         sink.drain()
     }
+
+    /// Reads of the device's line before an underrun that make it worth keeping.
+    static let readsForALine = 8
+    /// Reads of a restarted stream, each after it has taken frames, whose best gives its line.
+    static let readsForARestartedLine = 4
+
+    /// Underruns in a row, each right after a recovery, that mean the device is gone rather than late.
+    static let refusalLimit = 3
 
     /// Fades the block toward `stopFrame` and cuts it there; returns the frames to write.
     private func applyFade(from start: Int64, frames: Int) -> Int {

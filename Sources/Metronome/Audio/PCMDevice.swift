@@ -18,15 +18,25 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
     public let takesFloat: Bool
 
     private let pcm: OpaquePointer
-    private let status: OpaquePointer
+    private let statusRecord: OpaquePointer
     private let floats: UnsafeMutablePointer<Float>
     private let shorts: UnsafeMutablePointer<Int16>
     /// How long a write may wait for room before the device counts as lost: 2 s, or four buffers if longer.
     public let stallLimitMilliseconds: Int32
+    /// Whether a sound server's plugin stands for the device (`SND_PCM_TYPE_IOPLUG`:
+    /// ALSA's jack, pipewire, pulse): the server keeps the time, its own thread does the real-time work.
+    public let servedBySoundServer: Bool
+    /// Whether `rewind` can take back queued frames. Not through ALSA's pulse
+    /// plugin: it hands every write to the server at once, and rewinding only
+    /// moves its own count, which then disagrees with the server's; the next
+    /// writes stall a buffer at a time.
+    public let takesBackQueuedFrames: Bool
 
     /// Opens `name` for playback at `rate` with periods of `periodFrames` and a
     /// buffer of `bufferFrames`; the device may round both (and the rate).
-    public init(name: String, rate requestedRate: SampleRate, periodFrames requestedPeriod: Int, bufferFrames requestedBuffer: Int) throws(ALSAError) {
+    /// Without sizes, the device's own default (`DeviceLatency`): what a sound
+    /// server's plugin can hold, or low latency on a card.
+    public init(name: String, rate requestedRate: SampleRate, periodFrames requestedPeriod: Int? = nil, bufferFrames requestedBuffer: Int? = nil) throws(ALSAError) {
         metronome_alsa_silence_errors()
         var handle: OpaquePointer?
         // Non-blocking open, so a busy device fails at once instead of waiting.
@@ -39,7 +49,7 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
             try Self.configureSoftware(pcm, period: hardware.period, buffer: hardware.buffer)
             var status: OpaquePointer?
             try ALSAError.check(snd_pcm_status_malloc(&status), "snd_pcm_status_malloc")
-            self.status = status!
+            statusRecord = status!
             self.pcm = pcm
             self.name = name
             rate = SampleRate(unchecked: hardware.rate)
@@ -48,6 +58,8 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
             channels = hardware.channels
             takesFloat = hardware.float
             stallLimitMilliseconds = Int32(max(2_000, 4 * Int64(hardware.buffer) * 1_000 / hardware.rate))
+            servedBySoundServer = snd_pcm_type(pcm) == SND_PCM_TYPE_IOPLUG
+            takesBackQueuedFrames = !(servedBySoundServer && Self.description(of: pcm).contains("PulseAudio"))
             floats = .allocate(capacity: hardware.period * hardware.channels)
             shorts = .allocate(capacity: hardware.period * hardware.channels)
         } catch {
@@ -58,12 +70,12 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
 
     deinit {
         snd_pcm_close(pcm)
-        snd_pcm_status_free(status)
+        snd_pcm_status_free(statusRecord)
         floats.deallocate()
         shorts.deallocate()
     }
 
-    private static func configureHardware(_ pcm: OpaquePointer, rate: SampleRate, period: Int, buffer: Int) throws(ALSAError)
+    private static func configureHardware(_ pcm: OpaquePointer, rate: SampleRate, period: Int?, buffer: Int?) throws(ALSAError)
         -> (rate: Int64, period: Int, buffer: Int, channels: Int, float: Bool) {
         var params: OpaquePointer?
         try ALSAError.check(snd_pcm_hw_params_malloc(&params), "snd_pcm_hw_params_malloc")
@@ -79,11 +91,19 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
         try ALSAError.check(snd_pcm_hw_params_set_channels_near(pcm, params, &channels), "snd_pcm_hw_params_set_channels_near")
         var actualRate = UInt32(rate.framesPerSecond)
         try ALSAError.check(snd_pcm_hw_params_set_rate_near(pcm, params, &actualRate, nil), "snd_pcm_hw_params_set_rate_near")
-        var periodSize = snd_pcm_uframes_t(period)
-        try ALSAError.check(snd_pcm_hw_params_set_period_size_near(pcm, params, &periodSize, nil), "snd_pcm_hw_params_set_period_size_near")
-        var bufferSize = snd_pcm_uframes_t(max(buffer, Int(periodSize) * 2))
-        try ALSAError.check(snd_pcm_hw_params_set_buffer_size_near(pcm, params, &bufferSize), "snd_pcm_hw_params_set_buffer_size_near")
+        let wanted = period.map { (period: $0, buffer: buffer ?? $0 * 2) }
+            ?? DeviceLatency(serving: snd_pcm_type(pcm) == SND_PCM_TYPE_IOPLUG).frames(at: Int64(actualRate))
+        // The buffer first: it is the latency; the period then divides it.
+        var bufferTime = UInt32((Int64(max(wanted.buffer, wanted.period * 2)) * 1_000_000 + Int64(actualRate) / 2) / Int64(actualRate))
+        try ALSAError.check(snd_pcm_hw_params_set_buffer_time_near(pcm, params, &bufferTime, nil), "snd_pcm_hw_params_set_buffer_time_near")
+        // The period in frames: a time rounds through microseconds (256 frames would come back 255).
+        var periodRequest = snd_pcm_uframes_t(wanted.period)
+        try ALSAError.check(snd_pcm_hw_params_set_period_size_near(pcm, params, &periodRequest, nil), "snd_pcm_hw_params_set_period_size_near")
         try ALSAError.check(snd_pcm_hw_params(pcm, params), "snd_pcm_hw_params")
+        // What the device granted, read back: the buffer and period it will really use.
+        var periodSize = snd_pcm_uframes_t(0), bufferSize = snd_pcm_uframes_t(0)
+        try ALSAError.check(snd_pcm_hw_params_get_period_size(params, &periodSize, nil), "snd_pcm_hw_params_get_period_size")
+        try ALSAError.check(snd_pcm_hw_params_get_buffer_size(params, &bufferSize), "snd_pcm_hw_params_get_buffer_size")
         return (Int64(actualRate), Int(periodSize), Int(bufferSize), Int(channels), float)
     }
 
@@ -127,33 +147,58 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
                 continue
             }
             let error = ALSAError(code: Int32(result), call: "snd_pcm_writei")
-            if error.code == -EAGAIN {
+            switch PCMErrorAction(code: error.code) {
+            case .retry:
+                continue
+            case .waitForRoom:
                 // Full: wait for a period of room, but not for ever.
                 let ready = snd_pcm_wait(pcm, stallLimitMilliseconds)
                 if ready == 0 { return .failed(.stoppedTakingAudio) }
-                if ready < 0 {
-                    let waitError = ALSAError(code: ready, call: "snd_pcm_wait")
-                    return waitError.isRecoverable ? .underrun(waitError) : .failed(waitError)
+                guard ready < 0 else { continue }
+                let waitError = ALSAError(code: ready, call: "snd_pcm_wait")
+                switch PCMErrorAction(code: ready) {
+                case .retry, .waitForRoom: continue
+                case .underrun: return .underrun(waitError)
+                case .fail: return .failed(waitError)
                 }
-                continue
+            case .underrun:
+                return .underrun(error)
+            case .fail:
+                return .failed(error)
             }
-            return error.isRecoverable ? .underrun(error) : .failed(error)
         }
         return .written
     }
 
-    /// `snd_pcm_status`: the delay and the monotonic timestamp it was taken at.
-    public func delay() -> (frames: Int64, at: MonotonicInstant?) {
-        guard snd_pcm_status(pcm, status) >= 0 else { return (0, nil) }
-        let frames = Int64(snd_pcm_status_get_delay(status))
+    /// `snd_pcm_status`: the delay, the frames queued (the buffer less what is
+    /// available) and the monotonic timestamp they were taken at.
+    public func status() -> SinkStatus {
+        guard snd_pcm_status(pcm, statusRecord) >= 0 else { return SinkStatus(delay: 0, queued: 0, at: nil) }
+        let delay = Int64(snd_pcm_status_get_delay(statusRecord))
+        let queued = max(0, Int64(bufferFrames) - Int64(snd_pcm_status_get_avail(statusRecord)))
         var stamp = timespec()
-        snd_pcm_status_get_htstamp(status, &stamp)
-        guard stamp.tv_sec != 0 || stamp.tv_nsec != 0 else { return (frames, nil) }
-        return (frames, MonotonicInstant(stamp))
+        snd_pcm_status_get_htstamp(statusRecord, &stamp)
+        let at = stamp.tv_sec != 0 || stamp.tv_nsec != 0 ? MonotonicInstant(stamp) : nil
+        return SinkStatus(delay: delay, queued: queued, at: at)
     }
 
-    /// `snd_pcm_rewind` over what `snd_pcm_rewindable` says may still be taken back.
+    /// What `snd_pcm_dump` says of the device: the chain of plugins, each by name
+    /// (an I/O plugin names its server: "ALSA <-> PulseAudio PCM I/O Plugin").
+    private static func description(of pcm: OpaquePointer) -> String {
+        var output: OpaquePointer?
+        guard snd_output_buffer_open(&output) == 0, let output else { return "" }
+        defer { snd_output_close(output) }
+        guard snd_pcm_dump(pcm, output) == 0 else { return "" }
+        var text: UnsafeMutablePointer<CChar>?
+        let length = snd_output_buffer_string(output, &text)
+        guard let text, length > 0 else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: text, count: length), as: UTF8.self)
+    }
+
+    /// `snd_pcm_rewind` over what `snd_pcm_rewindable` says may still be taken
+    /// back; nothing on a device that cannot take frames back.
     public func rewind(upTo frames: Int64) -> Int64 {
+        guard takesBackQueuedFrames else { return 0 }
         let rewindable = Int64(snd_pcm_rewindable(pcm))
         guard rewindable > 0, frames > 0 else { return 0 }
         return max(0, Int64(snd_pcm_rewind(pcm, snd_pcm_uframes_t(min(rewindable, frames)))))
@@ -163,6 +208,17 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
     public func recover(from error: ALSAError) -> ALSAError? {
         let result = snd_pcm_recover(pcm, error.code, 1)
         return result < 0 ? ALSAError(code: result, call: "snd_pcm_recover") : nil
+    }
+
+    /// `snd_pcm_drop` then `snd_pcm_prepare`: what is queued is thrown away, and the stream starts again at the next writes.
+    public func restart() -> ALSAError? {
+        do {
+            try ALSAError.check(snd_pcm_drop(pcm), "snd_pcm_drop")
+            try ALSAError.check(snd_pcm_prepare(pcm), "snd_pcm_prepare")
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// `snd_pcm_drain`: returns once everything written has played (or the

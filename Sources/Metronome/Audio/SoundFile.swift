@@ -3,6 +3,8 @@ import CSndFile
 /// An open sound file; owns its libsndfile handle and closes it once.
 public final class SoundFile {
     private var handle: OpaquePointer?
+    /// The bytes a file opened from memory reads, kept as long as the handle.
+    private var source: SoundBytes?
     public let frames: Int64
     public let channels: Int
     public let rate: Int64
@@ -28,6 +30,18 @@ public final class SoundFile {
         return SoundFile(handle: handle, info: info)
     }
 
+    /// Opens a file held in memory for reading. Stands for `sf_open_virtual(…, SFM_READ, …)`.
+    static func open(reading bytes: SoundBytes) throws(SoundFileError) -> SoundFile {
+        var info = SF_INFO()
+        var callbacks = SoundBytes.callbacks
+        guard let handle = sf_open_virtual(&callbacks, Int32(SFM_READ), &info, Unmanaged.passUnretained(bytes).toOpaque()) else {
+            throw SoundFileError(handle: nil)
+        }
+        let file = SoundFile(handle: handle, info: info)
+        file.source = bytes
+        return file
+    }
+
     /// Creates (or truncates) a file for writing. Stands for `sf_open(path, SFM_WRITE, …)`.
     public static func create(writing path: String, format: Int32, channels: Int, rate: Int64) throws(SoundFileError) -> SoundFile {
         var info = try writableInfo(format: format, channels: channels, rate: rate)
@@ -37,11 +51,11 @@ public final class SoundFile {
         return SoundFile(handle: handle, info: info)
     }
 
-    /// Writes a new file on an open descriptor, which the sound file then owns
-    /// and closes. Stands for `sf_open_fd(fd, SFM_WRITE, …, SF_TRUE)`.
+    /// Writes a new file on an open descriptor, which stays the caller's to
+    /// sync and close after `close()`. Stands for `sf_open_fd(fd, SFM_WRITE, …, SF_FALSE)`.
     public static func create(descriptor: Int32, format: Int32, channels: Int, rate: Int64) throws(SoundFileError) -> SoundFile {
         var info = try writableInfo(format: format, channels: channels, rate: rate)
-        guard let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
+        guard let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) else {
             throw SoundFileError(handle: nil)
         }
         return SoundFile(handle: handle, info: info)

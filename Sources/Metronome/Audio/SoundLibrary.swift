@@ -26,37 +26,39 @@ public enum SoundLibrary {
     }
 
     /// The path of a built-in sound, from the first folder that holds it.
-    public static func builtIn(_ name: String) throws(MetronomeError) -> String {
+    public static func builtIn(_ name: String) throws(SoundError) -> String {
         for folder in searchPath() {
             let path = "\(folder)/\(name)"
             if access(path, R_OK) == 0 { return path }
         }
-        throw MetronomeError(.noInput, "built-in sound '\(name)' not found in \(searchPath().joined(separator: ", ")); set \(environmentVariable)")
+        throw SoundError(.unreadable, "built-in sound '\(name)' not found in \(searchPath().joined(separator: ", ")); set \(environmentVariable)")
     }
 
     /// The beat and bell at `rate`: the user's files where given, else the built-in ones.
-    public static func load(beat: String?, bell: String?, rate: SampleRate) throws(MetronomeError) -> (beat: Sound, bell: Sound) {
-        let beatSound = try Sound.load(contentsOf: try path(beat, orBuiltIn: "beat.wav"), rate: rate)
-        let bellSound = try Sound.load(contentsOf: try path(bell, orBuiltIn: "bell.wav"), rate: rate)
+    /// `betweenPieces` runs between pieces of a long conversion (see `Resampler`).
+    public static func load(beat: String?, bell: String?, rate: SampleRate,
+                            betweenPieces: () -> Void = {}) throws(SoundError) -> (beat: Sound, bell: Sound) {
+        let beatSound = try Sound.load(contentsOf: try path(beat, orBuiltIn: "beat.wav"), rate: rate, betweenPieces: betweenPieces)
+        let bellSound = try Sound.load(contentsOf: try path(bell, orBuiltIn: "bell.wav"), rate: rate, betweenPieces: betweenPieces)
         return (beatSound, bellSound)
     }
 
     /// Every sound a rhythm plays at `rate`: the beat and the bell, and the
     /// subdivision tick and second voice only when the rhythm has them.
     public static func load(beat: String?, bell: String?, subdivision: String?, polyrhythm: String?,
-                            rhythm: Rhythm, rate: SampleRate) throws(MetronomeError) -> ClickSounds {
-        let (beatSound, bellSound) = try load(beat: beat, bell: bell, rate: rate)
+                            rhythm: Rhythm, rate: SampleRate, betweenPieces: () -> Void = {}) throws(SoundError) -> ClickSounds {
+        let (beatSound, bellSound) = try load(beat: beat, bell: bell, rate: rate, betweenPieces: betweenPieces)
         var sounds = ClickSounds(beat: beatSound, bell: bellSound)
         if rhythm.subdivision.clicksPerBeat > 1 {
-            sounds.subdivision = try Sound.load(contentsOf: try path(subdivision, orBuiltIn: "sub.wav"), rate: rate)
+            sounds.subdivision = try Sound.load(contentsOf: try path(subdivision, orBuiltIn: "sub.wav"), rate: rate, betweenPieces: betweenPieces)
         }
         if rhythm.polyrhythm != nil {
-            sounds.polyrhythm = try Sound.load(contentsOf: try path(polyrhythm, orBuiltIn: "poly.wav"), rate: rate)
+            sounds.polyrhythm = try Sound.load(contentsOf: try path(polyrhythm, orBuiltIn: "poly.wav"), rate: rate, betweenPieces: betweenPieces)
         }
         return sounds
     }
 
-    private static func path(_ given: String?, orBuiltIn name: String) throws(MetronomeError) -> String {
+    private static func path(_ given: String?, orBuiltIn name: String) throws(SoundError) -> String {
         if let given { return given }
         return try builtIn(name)
     }

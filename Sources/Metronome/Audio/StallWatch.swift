@@ -9,7 +9,8 @@
 /// the skipped cycles, and no error says so.
 ///
 /// The watch compares the device's clock with the monotonic clock. Each
-/// status read gives the heard frame at an instant; `heard − rate·time` is
+/// status read gives the frames the device has taken (written less queued)
+/// at an instant; `taken − rate·time` is
 /// the device's line, constant while the device keeps time (a read taken
 /// late relative to the device's own updates only lies below it). The line
 /// is the highest such offset over the last one to two seconds (so the two
@@ -22,8 +23,11 @@
 /// second or two of reads), neither side reads closer to the device than the
 /// other and many stalls do not add up an error.
 ///
-/// The watch takes heard frames of the track (the engine's timeline), so
-/// once the engine has skipped the lost frames they are back on the line.
+/// The watch takes frames of the track (the engine's timeline), so once the
+/// engine has skipped the lost frames they are back on the line. It reads
+/// what the device has taken, not its delay report: the pulse plugin's
+/// delay wanders by more than the threshold over a few seconds (see
+/// `ConsumptionLine`), and a watch on it would find stalls that never were.
 public struct StallWatch: Sendable {
     public let rate: Int64
     /// How far below its line the device must fall to count: half the
@@ -37,7 +41,7 @@ public struct StallWatch: Sendable {
     /// The epoch offsets are measured from, once `started`.
     private var epoch: Int64 = 0
     private var started = false
-    /// Reads are ignored until the heard frame passes this: the device has not started.
+    /// Reads are ignored until the frames taken pass this: the device has not started.
     private var waitingFor: Int64 = 0
     private var bucketStart: Int64 = 0
     private var buckets = 0
@@ -59,29 +63,29 @@ public struct StallWatch: Sendable {
     }
 
     /// Forgets the line, as after an underrun the engine already handled;
-    /// watching starts again once the heard frame passes `heard`.
-    public mutating func restart(after heard: Int64) {
-        waitingFor = heard
+    /// watching starts again once the frames taken pass `frame`.
+    public mutating func restart(after frame: Int64) {
+        waitingFor = frame
         buckets = 0
         remembered = 0
         suspecting = false
     }
 
     /// Takes a status read; returns the frames the device lost when a stall is settled.
-    public mutating func observe(heard: Int64, at instant: MonotonicInstant) -> Int64? {
-        guard heard > waitingFor else { return nil }
+    public mutating func observe(taken: Int64, at instant: MonotonicInstant) -> Int64? {
+        guard taken > waitingFor else { return nil }
         let time = instant.nanoseconds
         if !started {
             epoch = time
             started = true
         }
-        let offset = heard - frames(inNanoseconds: time - epoch)
+        let offset = taken - frames(inNanoseconds: time - epoch)
 
         if suspecting {
             suspectedBest = max(suspectedBest, offset)
             guard frames(inNanoseconds: time - suspectedAt) >= threshold else { return nil }
             suspecting = false
-            // The engine skips the lost frames, which puts the heard frames
+            // The engine skips the lost frames, which puts the frames taken
             // back on the line: it stays as it was.
             if suspectedLine - suspectedBest > threshold { return suspectedNear - suspectedBest }
             remember(suspectedBest, at: time)
@@ -118,7 +122,6 @@ public struct StallWatch: Sendable {
 
     /// Frames in a span of nanoseconds, without overflow for any run length.
     private func frames(inNanoseconds span: Int64) -> Int64 {
-        let seconds = span / 1_000_000_000, rest = span % 1_000_000_000
-        return seconds * rate + rest * rate / 1_000_000_000
+        FrameTime.frames(inNanoseconds: span, at: rate)
     }
 }

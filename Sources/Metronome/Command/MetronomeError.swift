@@ -1,14 +1,9 @@
-/// An error the user sees: one line of text and the exit code that goes with it.
-public struct MetronomeError: Error, CustomStringConvertible, Equatable, Sendable {
-    public let exit: SysExit
-    public let message: String
+/// An error of the command itself, already as the user sees it: one line and
+/// the exit status that goes with it.
+public typealias MetronomeError = LayerError<SysExit>
 
-    public init(_ exit: SysExit, _ message: String) {
-        self.exit = exit
-        self.message = message
-    }
+extension LayerError where Kind == SysExit {
+    public var exit: SysExit { kind }
 
-    public var description: String { message }
-
-    static func usage(_ message: String) -> MetronomeError { MetronomeError(.usage, message) }
+    public static func usage(_ message: String) -> MetronomeError { MetronomeError(.usage, message) }
 }

@@ -3,7 +3,7 @@ import Glibc
 /// One run of the metronome: playing live, or rendering a file.
 public enum Session {
     /// Runs `settings` to the end and returns the exit status; user errors are thrown.
-    public static func run(_ settings: Settings) throws(MetronomeError) -> Int32 {
+    public static func run(_ settings: Settings) throws -> Int32 {
         let signals = TerminationSignals()
         if let output = settings.output, let format = settings.outputFormat {
             return try render(settings, to: output, format: format, signals: signals)
@@ -11,80 +11,103 @@ public enum Session {
         return try play(settings, signals: signals)
     }
 
-    static func render(_ settings: Settings, to output: String, format: OutputFormat, signals: TerminationSignals) throws(MetronomeError) -> Int32 {
+    static func render(_ settings: Settings, to output: String, format: OutputFormat, signals: TerminationSignals) throws -> Int32 {
         let sounds = try loadSounds(settings, rate: settings.rate)
         let (track, feeder, expectedEnd) = makeTrack(settings, sounds: sounds, rate: settings.rate)
-        let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
         // Only a trace reads the logs (their rings are written through when made: 2.6 MB for nothing otherwise).
-        let clickLog = trace.map { _ in ClickLog(capacity: 1 << 16) }
-        let passageLog = trace.map { _ in LockFreeQueue<Passage>(capacity: 1024) }
+        let traced = settings.trace != nil
+        let clickLog = traced ? ClickLog(capacity: 1 << 16) : nil
+        let passageLog = traced ? LockFreeQueue<Passage>(capacity: 1024) : nil
         track.clickLog = clickLog
         track.passageLog = passageLog
         var tempoChanges = TempoChanges(after: track.passage)
-        trace?.tempo(track.schedule.tempo, frame: 0)
-        // Between blocks and at the end: the clicks and tempo changes of the blocks rendered so far.
-        func traceClicks() {
+        // Opened once the output exists: a render that cannot create its file leaves an existing trace alone.
+        var trace: Trace?
+        func openTrace() throws(MetronomeError) {
+            trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
+            trace?.tempo(track.schedule.tempo, frame: 0)
+        }
+        // Between blocks and before the file is kept: the clicks and tempo
+        // changes of the blocks rendered so far. A trace that cannot be written ends the render.
+        func traceClicks() throws(MetronomeError) {
             guard let trace, let clickLog, let passageLog else { return }
             while let passage = passageLog.pop() {
                 if let frame = tempoChanges.firstFrame(ofChangeTo: passage) { trace.tempo(passage.tempo, frame: frame) }
             }
             for click in clickLog.drain() { trace.click(click) }
             trace.flush()
+            if let error = trace.error { throw error }
         }
         do {
-            _ = try FileRenderer(path: output, format: format).render(track, expectedFrames: expectedEnd, interrupted: {
-                traceClicks()
-                feeder?.feed()
-                return signals.takeStop()
-            })
-            traceClicks()
-        } catch let error as MetronomeError {
-            throw error
+            _ = try FileRenderer(path: output, format: format, force: settings.force).render(
+                track, expectedFrames: track.endFrame == nil ? expectedEnd() : nil,
+                interrupted: {
+                    try traceClicks()
+                    feeder?.feed()
+                    return signals.takeStop()
+                }, created: openTrace)
         } catch FileRenderer.Interruption.signal(let signal) {
             return TerminationSignals.exitStatus(for: signal)
-        } catch {
-            throw MetronomeError(.software, "\(error)")
         }
         return 0
     }
 
-    static func play(_ settings: Settings, signals: TerminationSignals) throws(MetronomeError) -> Int32 {
+    static func play(_ settings: Settings, signals: TerminationSignals) throws -> Int32 {
         // Check the sounds before touching the device.
         var sounds = try loadSounds(settings, rate: settings.rate)
+        let memoryLocked = RealTimeScheduling.lockMemory()
         let sink = try openSink(settings)
         if sink.rate != settings.rate {
             // Load again at the device's rate: one conversion from the file, not two.
             sounds = try loadSounds(settings, rate: sink.rate)
         }
         let (track, feeder, _) = makeTrack(settings, sounds: sounds, rate: sink.rate)
+        // What the device granted; without a device (playing on silently) nothing was.
+        if settings.verbosity == .verbose, sink is PCMDevice { TerminalScreen.emit(grantedLatency(sink) + "\n") }
         let clickLog = ClickLog()
         track.clickLog = clickLog
         let passageLog = LockFreeQueue<Passage>(capacity: 256)
         track.passageLog = passageLog
         let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
         let playback = LivePlayback(track: track, sink: sink)
-        let controller = PracticeController(tempo: track.schedule.tempo, volume: settings.volume, rate: sink.rate,
-                                            headroom: sounds.headroom(rhythm: settings.rhythm, meter: settings.meter))
+        // A card's writer wants real time; in front of a sound server's plugin the
+        // server keeps time, and a real-time client thread only starves a server that has none (JACK xruns).
+        playback.asksForRealTime = (sink as? PCMDevice).map { !$0.servedBySoundServer } ?? false
+        playback.memoryLocked = memoryLocked
+        let controller = practiceController(settings, track: track, sounds: sounds, rate: sink.rate)
+        // The plan is fed off the UI loop: a stopped terminal never starves the audio.
+        let feeding = feeder.map { PlanFeedThread(feeder: $0) }
+        feeding?.start()
         let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace,
-                              clickLog: clickLog, passageLog: passageLog, controller: controller, feeder: feeder).run()
+                              clickLog: clickLog, passageLog: passageLog, controller: controller).run()
+        feeding?.stop()
 
-        if playback.underruns > 0 {
-            StandardError.report("\(playback.underruns) underrun\(playback.underruns == 1 ? "" : "s") on '\(sink.name)': the sound dropped out; a larger --latency may help")
-        }
+        // A device that failed is the one line: the underruns before it were its going.
         if let failure = playback.failure {
             throw MetronomeError(.ioError, "audio device '\(sink.name)' failed: \(failure.message)")
         }
+        if playback.underruns > 0 {
+            StandardError.report("\(playback.underruns) underrun\(playback.underruns == 1 ? "" : "s") on '\(sink.name)': the sound dropped out; a larger --latency may help")
+        }
+        if status == 0, let error = trace?.error { throw error }
         return status
+    }
+
+    /// The keys' controller: its volume is the track's (a tempo map's level
+    /// included) and its gains keep overlapping clicks below full scale.
+    static func practiceController(_ settings: Settings, track: ClickTrack, sounds: ClickSounds, rate: SampleRate) -> PracticeController {
+        PracticeController(tempo: track.schedule.tempo, volume: settings.volume * track.planLevel, rate: rate,
+                           headroom: sounds.headroom(rhythm: settings.rhythm, meter: settings.meter))
     }
 
     /// The track `settings` ask for at `rate`; for a tempo map or the speed
     /// trainer, with the feeder that hands it the plan, and where a plan that
-    /// ends is expected to end (for sizing a file).
-    static func makeTrack(_ settings: Settings, sounds: ClickSounds, rate: SampleRate) -> (ClickTrack, PlanFeeder?, Int64?) {
+    /// ends is expected to end (for sizing a file; worked out only when asked).
+    static func makeTrack(_ settings: Settings, sounds: ClickSounds, rate: SampleRate) -> (ClickTrack, PlanFeeder?, () -> Int64?) {
         guard let source = settings.plan else {
             let schedule = ClickSchedule(tempo: settings.tempo, meter: settings.meter, rate: rate)
             return (ClickTrack(schedule: schedule, sounds: sounds, volume: settings.volume, length: settings.length,
-                               rhythm: settings.rhythm), nil, nil)
+                               rhythm: settings.rhythm), nil, { nil })
         }
         // A tempo map's bars differ: the track counts beats.
         let whole = TempoPlan(source, rate: rate, rhythm: settings.rhythm)
@@ -108,20 +131,35 @@ public enum Session {
         let plan = TempoPlan(source, rate: rate, rhythm: settings.rhythm, beats: beats)
         let feeder = PlanFeeder(plan)
         let track = ClickTrack(plan: plan, feeder: feeder, sounds: sounds, volume: settings.volume, length: length)
-        return (track, feeder, plan.endFrame(beats: beats))
+        return (track, feeder, { plan.endFrame(beats: beats) })
     }
 
-    static func loadSounds(_ settings: Settings, rate: SampleRate) throws(MetronomeError) -> ClickSounds {
+    static func loadSounds(_ settings: Settings, rate: SampleRate) throws -> ClickSounds {
         try SoundLibrary.load(beat: settings.beatSound, bell: settings.bellSound, subdivision: settings.subdivisionSound,
-                              polyrhythm: settings.polyrhythmSound, rhythm: settings.rhythm, rate: rate)
+                              polyrhythm: settings.polyrhythmSound, rhythm: settings.rhythm, rate: rate,
+                              betweenPieces: TerminationSignals.endIfAStopIsPending)
+    }
+
+    /// What the device granted, for `--verbose`: `device 'default': buffer 4096 frames (85.3 ms), periods of 1024 at 48000 Hz`.
+    static func grantedLatency(_ sink: any AudioSink) -> String {
+        let rate = sink.rate.framesPerSecond
+        let tenths = latencyTenths(sink)
+        return "device '\(sink.name)': buffer \(sink.bufferFrames) frames (\(tenths / 10).\(tenths % 10) ms), periods of \(sink.periodFrames) at \(rate) Hz"
+    }
+
+    /// The sink's buffer in tenths of a millisecond, rounded.
+    static func latencyTenths(_ sink: any AudioSink) -> Int64 {
+        let rate = sink.rate.framesPerSecond
+        return (Int64(sink.bufferFrames) * 10_000 + rate / 2) / rate
     }
 
     /// The ALSA device, or silence when the default device is missing.
     static func openSink(_ settings: Settings) throws(MetronomeError) -> any AudioSink {
         let name = settings.device ?? "default"
-        let sizes = settings.latency?.frames(at: settings.rate) ?? Latency.standardFrames()
+        // Without --latency the device chooses: a sound server needs more than a card.
+        let sizes = settings.latency?.frames(at: settings.rate)
         do {
-            return try PCMDevice(name: name, rate: settings.rate, periodFrames: sizes.period, bufferFrames: sizes.buffer)
+            return try PCMDevice(name: name, rate: settings.rate, periodFrames: sizes?.period, bufferFrames: sizes?.buffer)
         } catch {
             if settings.device != nil {
                 throw MetronomeError(.unavailable, "cannot open audio device '\(name)': \(error.message)")

@@ -1,7 +1,6 @@
 /// Everything one run of the metronome needs, parsed and checked.
 ///
-/// Built from the command line's text so that every value is parsed by its
-/// own type and every bad value becomes one `MetronomeError` line.
+/// The command line (`MetronomeCommand`) fills it in from typed option values.
 public struct Settings: Sendable, Equatable {
     public var tempo = Tempo(bpm: 120)!
     public var meter = Meter.common
@@ -32,265 +31,22 @@ public struct Settings: Sendable, Equatable {
     public var visualOffsetMicroseconds: Int64 = 0
     public var framesPerSecond = 60
     public var trace: String?
+    /// Replace a read-only output file.
+    public var force = false
     public enum Verbosity: Sendable { case normal, verbose, quiet }
     public var verbosity = Verbosity.normal
 
     public init() {}
 
-    /// Parses the raw option values; nil means the option was not given.
-    public init(bpm: String? = nil, meter: String? = nil, rate: String? = nil, volume: String? = nil,
-                bars: String? = nil, duration: String? = nil, output: String? = nil, format: String? = nil,
-                device: String? = nil, latency: String? = nil, beatSound: String? = nil, bellSound: String? = nil,
-                pendulum: Bool = true, angle: String? = nil, easing: String? = nil, clickAt: String? = nil, style: String? = nil,
-                visualOffset: String? = nil, fps: String? = nil, trace: String? = nil,
-                verbose: Bool = false, quiet: Bool = false, rhythm: RhythmOptions = RhythmOptions(),
-                plan: PlanOptions = PlanOptions()) throws(MetronomeError) {
-        if let bpm { tempo = try Tempo(parsing: bpm) }
-        if let meter { self.meter = try Meter(parsing: meter) }
-        let map = try plan.readMap(bpm: bpm, meter: meter, pattern: rhythm.pattern)
-        // Rhythm options that count beats of a bar are checked against the map's shortest bar.
-        let rhythmMeter = map.flatMap { $0.entries.map(\.meter).min { $0.beatsPerBar < $1.beatsPerBar } } ?? self.meter
-        self.rhythm = try rhythm.parse(meter: rhythmMeter)
-        self.plan = try plan.source(map: map, tempo: tempo, meter: self.meter)
-        subdivisionSound = try rhythm.subdivisionSound.map { path throws(MetronomeError) in try Self.soundFile(path, "--subdivision-sound") }
-        polyrhythmSound = try rhythm.polyrhythmSound.map { path throws(MetronomeError) in try Self.soundFile(path, "--polyrhythm-sound") }
-        if let rate { self.rate = try SampleRate(parsing: rate) }
-        if let volume { self.volume = try Self.parseVolume(volume) }
-        switch (bars, duration) {
-        case (.some, .some):
-            throw .usage("--bars and --duration both set the length: give one of them")
-        case (.some(let bars), nil):
-            length = try TrackLength.parsingBars(bars)
-        case (nil, .some(let duration)):
-            length = .playtime(try Playtime(parsing: duration))
-        case (nil, nil):
-            break
-        }
-        let sampleFormat: SampleFormat = try format.map { text throws(MetronomeError) in try Self.choice(text, "format") } ?? .pcm16
-        if let output {
-            guard !output.isEmpty else { throw .usage("output file name is empty") }
-            outputFormat = try OutputFormat(path: output, sampleFormat: sampleFormat)
-            let mapEnds = if case .map(_, _, let loops) = self.plan { !loops } else { false }
-            guard length != .endless || mapEnds else {
-                throw .usage("--output '\(output)' needs a length: add --bars N or --duration T, e.g. --bars 16")
+    /// A file written (the output, the trace) must not be a file read, nor the
+    /// other file written: writing it would destroy what is being read.
+    public static func checkOutputsAreNotInputs(outputs: [(String, String?)], inputs: [(String, String?)]) throws(MetronomeError) {
+        let written = outputs.compactMap { option, path in path.map { (option, $0) } }
+        let read = inputs.compactMap { option, path in path.map { (option, $0) } }.filter { $0.1 != "-" }
+        for (index, (option, path)) in written.enumerated() {
+            for (other, otherPath) in read + written[(index + 1)...] where FilePath.sameFile(path, otherPath) {
+                throw .usage("\(option) '\(path)' is the file \(other) names: choose another file name")
             }
-            guard device == nil, latency == nil else {
-                throw .usage("--device and --latency are for live playback; --output renders a file")
-            }
-        } else if format != nil {
-            throw .usage("--format applies to --output files only")
         }
-        self.output = output
-        if let device {
-            guard !device.isEmpty else { throw .usage("device name is empty: use e.g. default or hw:0") }
-            self.device = device
-        }
-        if let latency { self.latency = try Latency(parsing: latency) }
-        if let beatSound, beatSound.isEmpty { throw .usage("--beat-sound needs a file name") }
-        if let bellSound, bellSound.isEmpty { throw .usage("--bell-sound needs a file name") }
-        self.beatSound = beatSound
-        self.bellSound = bellSound
-        self.pendulum = pendulum
-        if let angle {
-            guard let milli = ExactDecimal.parse(angle, places: 3, in: 1_000...90_000) else {
-                throw .usage("angle '\(angle)' is not allowed: use degrees from 1 to 90, e.g. 30")
-            }
-            swingAngle = Double(milli) / 1000
-        }
-        if let easing { self.easing = try Self.choice(easing, "easing") }
-        if let clickAt { self.clickAt = try Self.choice(clickAt, "click-at") }
-        if let style { self.style = try Self.choice(style, "style") }
-        if let visualOffset {
-            let text = visualOffset.trimmingSpaces
-            let negative = text.hasPrefix("-")
-            guard let micro = ExactDecimal.parse(String(text.dropFirst(negative ? 1 : 0)), places: 3, in: 0...2_000_000) else {
-                throw .usage("visual offset '\(visualOffset)' is not allowed: use milliseconds from -2000 to 2000, e.g. 40")
-            }
-            visualOffsetMicroseconds = negative ? -micro : micro
-        }
-        if let fps {
-            guard let value = Int(fps.trimmingSpaces), (1...240).contains(value) else {
-                throw .usage("fps '\(fps)' is not allowed: use a whole number from 1 to 240, e.g. 60")
-            }
-            framesPerSecond = value
-        }
-        if let trace {
-            guard !trace.isEmpty else { throw .usage("--trace needs a file name") }
-            self.trace = trace
-        }
-        if verbose && quiet { throw .usage("--verbose and --quiet contradict each other: give one") }
-        verbosity = verbose ? .verbose : quiet ? .quiet : .normal
-    }
-
-    static func soundFile(_ path: String, _ option: String) throws(MetronomeError) -> String {
-        guard !path.isEmpty else { throw .usage("\(option) needs a file name") }
-        return path
-    }
-
-    static func parseVolume(_ text: String) throws(MetronomeError) -> Float {
-        guard let micro = ExactDecimal.parse(text, places: 6, in: 0...1_000_000) else {
-            throw .usage("volume '\(text)' is not allowed: use a number from 0 to 1, e.g. 0.5")
-        }
-        return Float(micro) / 1_000_000
-    }
-
-    /// One of a fixed set of names (`linear`, `edge`, `pcm16`); the error lists them all.
-    static func choice<Choice: RawRepresentable & CaseIterable>(_ text: String, _ option: String) throws(MetronomeError) -> Choice
-        where Choice.RawValue == String {
-        guard let value = Choice(rawValue: text.trimmingSpaces) else {
-            let names = Choice.allCases.map(\.rawValue)
-            throw .usage("\(option) '\(text)' is not known: use \(names.dropLast().joined(separator: ", ")) or \(names.last!)")
-        }
-        return value
-    }
-}
-
-/// The raw values of the rhythm options; nil means not given.
-public struct RhythmOptions: Sendable {
-    public var pattern: String?
-    public var subdivide: String?
-    public var swing: String?
-    public var subdivisionVolume: String?
-    public var subdivisionSound: String?
-    public var polyrhythm: String?
-    public var polyrhythmSound: String?
-    public var countIn: String?
-    public var gap: String?
-    public var randomMute: String?
-    public var seed: String?
-
-    public init(pattern: String? = nil, subdivide: String? = nil, swing: String? = nil, subdivisionVolume: String? = nil,
-                subdivisionSound: String? = nil, polyrhythm: String? = nil, polyrhythmSound: String? = nil,
-                countIn: String? = nil, gap: String? = nil, randomMute: String? = nil, seed: String? = nil) {
-        self.pattern = pattern
-        self.subdivide = subdivide
-        self.swing = swing
-        self.subdivisionVolume = subdivisionVolume
-        self.subdivisionSound = subdivisionSound
-        self.polyrhythm = polyrhythm
-        self.polyrhythmSound = polyrhythmSound
-        self.countIn = countIn
-        self.gap = gap
-        self.randomMute = randomMute
-        self.seed = seed
-    }
-
-    /// The rhythm these options make in bars of `meter`.
-    func parse(meter: Meter) throws(MetronomeError) -> Rhythm {
-        var rhythm = Rhythm()
-        if let pattern { rhythm.pattern = try BeatPattern(parsing: pattern, beatsPerBar: meter.beatsPerBar) }
-        rhythm.subdivision = try Subdivision(parsingClicks: subdivide, swing: swing)
-        if let subdivisionVolume {
-            guard let micro = ExactDecimal.parse(subdivisionVolume, places: 6, in: 0...1_000_000) else {
-                throw .usage("subdivision volume '\(subdivisionVolume)' is not allowed: use a number from 0 to 1, e.g. 0.5")
-            }
-            rhythm.subdivisionLevel = Float(micro) / 1_000_000
-        }
-        if rhythm.subdivision.clicksPerBeat == 1, subdivisionVolume != nil || subdivisionSound != nil {
-            throw .usage("--subdivision-volume and --subdivision-sound need --subdivide N")
-        }
-        if let polyrhythm { rhythm.polyrhythm = try Polyrhythm(parsing: polyrhythm, beatsPerBar: meter.beatsPerBar) }
-        if rhythm.polyrhythm == nil, polyrhythmSound != nil { throw .usage("--polyrhythm-sound needs --polyrhythm A:B") }
-        if let countIn {
-            guard let bars = Int64(countIn.trimmingSpaces), (0...64).contains(bars) else {
-                throw .usage("count-in '\(countIn)' is not allowed: use 0 to 64 bars, e.g. 1")
-            }
-            rhythm.countInBars = bars
-        }
-        if seed != nil, randomMute == nil { throw .usage("--seed chooses the beats --random-mute mutes: give --random-mute PCT too") }
-        rhythm.muting = try BeatMuting(gap: gap, randomMute: randomMute, seed: seed)
-        return rhythm
-    }
-}
-
-/// The raw values of the options that plan the tempo: a tempo map, or the speed trainer.
-public struct PlanOptions: Sendable {
-    public var tempoMap: String?
-    public var startAt: String?
-    public var loop = false
-    public var step: String?
-    public var until: String?
-
-    public init(tempoMap: String? = nil, startAt: String? = nil, loop: Bool = false, step: String? = nil, until: String? = nil) {
-        self.tempoMap = tempoMap
-        self.startAt = startAt
-        self.loop = loop
-        self.step = step
-        self.until = until
-    }
-
-    /// The map, read and checked (exit 65 with `file:line:column:` when malformed), or nil.
-    func readMap(bpm: String?, meter: String?, pattern: String?) throws(MetronomeError) -> TempoMap? {
-        guard let tempoMap else {
-            if startAt != nil || loop { throw .usage("--start-at and --loop are for a --tempo-map") }
-            return nil
-        }
-        guard !tempoMap.isEmpty else { throw .usage("--tempo-map needs a file name") }
-        guard bpm == nil, meter == nil, pattern == nil, step == nil, until == nil else {
-            throw .usage("--tempo-map sets the tempo, meter and pattern of every bar: drop --bpm, --meter, --pattern, --step and --until")
-        }
-        return try TempoMap(contentsOf: tempoMap)
-    }
-
-    func source(map: TempoMap?, tempo: Tempo, meter: Meter) throws(MetronomeError) -> TempoPlan.Source? {
-        if let map, let tempoMap {
-            var first = 0
-            if let startAt {
-                guard let index = map.entry(labelled: startAt) else {
-                    let labels = map.entries.compactMap(\.label)
-                    let known = labels.isEmpty ? "it has no labels" : "its labels are " + labels.joined(separator: ", ")
-                    throw .usage("--start-at '\(startAt)': no entry of '\(tempoMap)' has that label; \(known)")
-                }
-                first = index
-            }
-            return .map(map, first: first, loops: loop)
-        }
-        switch (step, until) {
-        case (nil, nil):
-            return nil
-        case (.some, nil), (nil, .some):
-            throw .usage("the speed trainer needs both --step S/M and --until T, e.g. --step 5/4 --until 140")
-        case (.some(let step), .some(let until)):
-            let parts = step.trimmingSpaces.split(separator: "/", omittingEmptySubsequences: false)
-            let text = parts.first.map(String.init) ?? ""
-            let negative = text.hasPrefix("-")
-            guard parts.count == 2, let milli = ExactDecimal.parse(String(text.dropFirst(negative ? 1 : (text.hasPrefix("+") ? 1 : 0))),
-                                                                   places: 3, in: 1...999_000),
-                  let bars = Int64(parts[1]), (1...10_000).contains(bars) else {
-                throw .usage("step '\(step)' is not S/M: S bpm (negative slows down) every M bars, e.g. 5/4 or -2.5/8")
-            }
-            let target = try Tempo(parsing: until)
-            guard target != tempo else { throw .usage("--until \(until) is the starting tempo: nothing to train") }
-            guard (target > tempo) != negative else {
-                throw .usage("--step \(step) moves away from --until \(until): use a \(negative ? "positive" : "negative") step to go from \(tempo) to \(target)")
-            }
-            return .trainer(start: tempo, step: negative ? -milli : milli, barsPerStep: bars, until: target, meter: meter)
-        }
-    }
-}
-
-/// How far ahead of the ear the audio thread writes: the ALSA buffer.
-public struct Latency: Sendable, Equatable {
-    public let microseconds: Int64
-    /// Frames the audio thread writes at a time unless the buffer is smaller.
-    public static let standardPeriod = 256
-
-    public init(parsing text: String) throws(MetronomeError) {
-        guard let micro = ExactDecimal.parse(text, places: 3, in: 1_000...2_000_000) else {
-            throw .usage("latency '\(text)' is not allowed: use milliseconds from 1 to 2000, e.g. 20")
-        }
-        microseconds = micro
-    }
-
-    /// Period and buffer sizes: 256-frame periods (less for a tiny buffer), at least two a buffer.
-    public func frames(at rate: SampleRate) -> (period: Int, buffer: Int) {
-        let buffer = max(32, Int((microseconds * rate.framesPerSecond + 500_000) / 1_000_000))
-        let period = min(Self.standardPeriod, max(16, buffer / 2))
-        return (period, max(buffer, period * 2))
-    }
-
-    /// 256-frame periods, two of them: 10.7 ms at 48 kHz.
-    public static func standardFrames() -> (period: Int, buffer: Int) {
-        (standardPeriod, standardPeriod * 2)
     }
 }

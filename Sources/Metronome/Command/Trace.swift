@@ -6,18 +6,28 @@ import Glibc
 /// when the tempo is set. Bars and beats in bars count from 1, as the status
 /// line shows them; `beat` counts every click from 0.
 public final class Trace {
-    private let file: UnsafeMutablePointer<FILE>
+    private let descriptor: Int32
     public let path: String
+    /// Lines made since the last flush.
+    private var pending: [UInt8] = []
+    /// Why the trace could not be written, once it could not; nothing more is written then.
+    public private(set) var failure: String?
+    /// How long a flush may wait for a reader that is slow to read (a FIFO, a pipe).
+    static let flushWaitMilliseconds: Int32 = 2000
 
+    /// Creates or truncates `path`. Opened without blocking: a FIFO nobody
+    /// reads is refused at once (`ENXIO`) instead of hanging the program.
     public init(path: String) throws(MetronomeError) {
-        guard let file = fopen(path, "w") else {
-            throw MetronomeError(.cannotCreate, "cannot create trace '\(path)': \(String(cString: strerror(errno)))")
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else {
+            let reason = errno == ENXIO ? "it is a FIFO that no process reads" : String(cString: strerror(errno))
+            throw MetronomeError(.cannotCreate, "cannot create trace '\(path)': \(reason)")
         }
-        self.file = file
+        self.descriptor = descriptor
         self.path = path
     }
 
-    deinit { fclose(file) }
+    deinit { close(descriptor) }
 
     /// Count-in bars are `-N` to `-1` with `"countIn":true`; a subdivision
     /// or a second-voice click has its `index` in its beat or bar.
@@ -39,31 +49,25 @@ public final class Trace {
         line("{\"type\":\"tempo\",\"bpm\":\"\(tempo)\",\"frame\":\(frame)}")
     }
 
-    /// Pushes buffered lines to the file.
-    public func flush() { fflush(file) }
+    /// Writes the lines made so far; a write that fails (a full disk,
+    /// `/dev/full`, a reader that went away or stopped reading) sets `failure`.
+    public func flush() {
+        guard failure == nil, !pending.isEmpty else { return }
+        defer { pending.removeAll(keepingCapacity: true) }
+        errno = 0
+        if !BoundedWrite.write(descriptor, pending, waitingAtMost: Self.flushWaitMilliseconds) {
+            failure = errno == 0 ? "nothing read it for \(Self.flushWaitMilliseconds / 1000) s" : String(cString: strerror(errno))
+        }
+    }
+
+    /// The error to end the run with when the trace could not be written.
+    public var error: MetronomeError? {
+        failure.map { MetronomeError(.ioError, "cannot write trace '\(path)': \($0)") }
+    }
 
     private func line(_ text: String) {
-        fputs(text, file)
-        fputc(10, file)
-    }
-}
-
-/// Which new passages change the tempo, as the trace reports it: a passage
-/// at the same tempo whose clicks fall where the previous grid put them is no change.
-struct TempoChanges {
-    /// The passage playing before: the track's first, whose tempo the trace reports at frame 0.
-    private var last: Passage
-
-    init(after first: Passage) {
-        last = first
-    }
-
-    /// The frame of the first click at the new tempo, or nil when `passage` changes nothing (or pauses).
-    mutating func firstFrame(ofChangeTo passage: Passage) -> Int64? {
-        guard !passage.paused else { return nil }
-        defer { last = passage }
-        let first = passage.frame(ofClick: passage.firstClick)
-        if last.tempo == passage.tempo, last.frame(ofClick: passage.firstClick) == first { return nil }
-        return first
+        guard failure == nil else { return }
+        pending.append(contentsOf: text.utf8)
+        pending.append(10)
     }
 }

@@ -10,10 +10,13 @@ public struct FileRenderer {
 
     public let path: String
     public let format: OutputFormat
+    /// Replace an existing read-only file (`--force`).
+    public let force: Bool
 
-    public init(path: String, format: OutputFormat) {
+    public init(path: String, format: OutputFormat, force: Bool = false) {
         self.path = path
         self.format = format
+        self.force = force
     }
 
     /// Why a render stopped before the end.
@@ -24,24 +27,33 @@ public struct FileRenderer {
 
     /// Renders every frame of `track` (which must be finite).
     ///
-    /// `interrupted` is asked between blocks; when it returns a signal number
-    /// the render stops, the temporary file is removed and `Interruption` is thrown.
+    /// `created` runs once the temporary file exists (what else the render
+    /// writes is opened then, so a render that cannot create its file touches
+    /// nothing). `interrupted` is asked between blocks and once more before the
+    /// file is kept; when it returns a signal number (or throws) the render
+    /// stops, the temporary file is removed and `Interruption` (or its error) is thrown.
     /// `expectedFrames` sizes the file while the track's end is still to be
     /// worked out (a tempo map's end is known once its last passage plays).
-    public func render(_ track: ClickTrack, expectedFrames: Int64? = nil, interrupted: () -> Int32? = { nil }) throws -> Int64 {
+    public func render(_ track: ClickTrack, expectedFrames: Int64? = nil,
+                       interrupted: () throws -> Int32? = { nil }, created: () throws -> Void = {}) throws -> Int64 {
         guard let endFrame = track.endFrame ?? expectedFrames else {
-            throw MetronomeError.usage("--output needs a length: add --bars N or --duration T")
+            throw RenderError.badRequest("--output needs a length: add --bars N or --duration T")
         }
+        try format.check(frames: endFrame, path: path)
+        let target = OutputTarget(path: path)
+        try target.checkReplaceable(force: force)
+        if let bytes = format.dataBytes(frames: endFrame) { try target.checkRoom(for: bytes) }
         let temporary = try TemporaryFile(beside: path)
         var keep = false
         defer { if !keep { temporary.remove() } }
+        try created()
 
         let file: SoundFile
         do {
             file = try SoundFile.create(descriptor: temporary.descriptor, format: format.libsndfileFormat(frames: endFrame),
                                         channels: 1, rate: track.schedule.rate.framesPerSecond)
         } catch {
-            throw MetronomeError(.cannotCreate, "cannot write '\(path)': \(error.message)")
+            throw RenderError(.cannotCreate, "cannot write '\(path)': \(error.message)")
         }
 
         let floats = UnsafeMutablePointer<Float>.allocate(capacity: Self.blockFrames)
@@ -49,12 +61,12 @@ public struct FileRenderer {
         defer { floats.deallocate(); shorts.deallocate() }
         var progress = ProgressBar(total: endFrame)
 
+        defer { progress.finish() }
+        errno = 0
         do {
-            while !track.isFinished {
-                if let signal = interrupted() {
-                    progress.finish()
-                    throw Interruption.signal(signal)
-                }
+            while true {
+                if let signal = try interrupted() { throw Interruption.signal(signal) }
+                if track.isFinished { break }
                 let frames = track.render(into: floats, count: Self.blockFrames)
                 if format.writesIntegers {
                     SampleConversion.int16(from: floats, to: shorts, count: frames)
@@ -66,10 +78,10 @@ public struct FileRenderer {
             }
             try file.close()
         } catch let error as SoundFileError {
-            progress.finish()
-            throw MetronomeError(.ioError, "cannot write '\(path)': \(error.message)")
+            // libsndfile says "Unspecified internal error" where the disk said more.
+            let diskFailed = [ENOSPC, EDQUOT, EIO, EFBIG].contains(errno)
+            throw RenderError(.writeFailed, "cannot write '\(path)': \(diskFailed ? String(cString: strerror(errno)) : error.message)")
         }
-        progress.finish()
         try temporary.commit(as: path)
         keep = true
         return track.position

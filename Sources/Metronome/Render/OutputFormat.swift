@@ -22,14 +22,14 @@ public struct OutputFormat: Equatable, Sendable {
     ]
 
     /// The format for `path`, from its extension (case-insensitive).
-    public init(path: String, sampleFormat: SampleFormat) throws(MetronomeError) {
+    public init(path: String, sampleFormat: SampleFormat) throws(RenderError) {
         let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex,
               let container = Self.extensions[name[name.index(after: dot)...].lowercased()] else {
-            throw .usage("output '\(path)' has no known extension: use .wav, .flac, .ogg or .aiff")
+            throw .badRequest("output '\(path)' has no known extension: use .wav, .flac, .ogg or .aiff")
         }
         if sampleFormat == .float, container == .flac || container == .ogg {
-            throw .usage("--format float is for .wav and .aiff output; \(container.rawValue) cannot hold float samples")
+            throw .badRequest("--format float is for .wav and .aiff output; \(container.rawValue) cannot hold float samples")
         }
         self.container = container
         self.sampleFormat = sampleFormat
@@ -51,6 +51,39 @@ public struct OutputFormat: Equatable, Sendable {
         case .aiff: major = Int32(SF_FORMAT_AIFF)
         }
         return major | (sampleFormat == .float ? Int32(SF_FORMAT_FLOAT) : Int32(SF_FORMAT_PCM_16))
+    }
+
+    /// Bytes a sample takes in the file; nil for compressed formats.
+    var bytesPerSample: Int64? {
+        switch container {
+        case .wav, .aiff: sampleFormat == .float ? 4 : 2
+        case .flac, .ogg: nil
+        }
+    }
+
+    /// The most frames a FLAC stream can count: STREAMINFO holds the total in 36 bits.
+    static let flacFrameLimit: Int64 = (1 << 36) - 1
+
+    /// The sample data `frames` frames take, when the format's size is known in advance.
+    func dataBytes(frames: Int64) -> Int64? {
+        bytesPerSample.map { frames.multipliedReportingOverflow(by: $0) }.map { $0.overflow ? .max : $0.partialValue }
+    }
+
+    /// Refuses a length the format cannot hold: AIFF's chunk sizes are 32 bits
+    /// (4 GB), FLAC counts at most 2^36 frames. WAV turns into RF64 past 4 GB.
+    func check(frames: Int64, path: String) throws(RenderError) {
+        switch container {
+        case .aiff:
+            if let bytes = dataBytes(frames: frames), bytes > Self.riffDataLimit {
+                throw .badRequest("'\(path)' would hold \(ByteCount(bytes)) of audio; AIFF holds at most 4 GB: use .wav (RF64 past 4 GB) or .flac")
+            }
+        case .flac:
+            if frames > Self.flacFrameLimit {
+                throw .badRequest("'\(path)' would hold \(frames) frames; FLAC counts at most 2^36: use .wav (RF64) or a shorter length")
+            }
+        case .wav, .ogg:
+            break
+        }
     }
 
     /// Whether samples are handed to libsndfile as 16-bit integers.

@@ -13,11 +13,39 @@ public final class TerminalScreen {
     private var active = true
     private var buffer: [UInt8] = []
 
-    /// nil unless both stdin and stdout are terminals.
+    /// nil unless both stdin and stdout are terminals that understand escape codes.
     public init?() {
-        guard isatty(STDOUT_FILENO) == 1, let keys = KeyInput() else { return nil }
+        guard isatty(STDOUT_FILENO) == 1, Self.understandsEscapes(term: getenv("TERM").map { String(cString: $0) }),
+              let keys = KeyInput() else { return nil }
         self.keys = keys
+        enterScreen()
+    }
+
+    /// False for no `TERM`, an empty one or `dumb`: such a terminal gets plain lines.
+    public static func understandsEscapes(term: String?) -> Bool {
+        guard let term, !term.isEmpty else { return false }
+        return term != "dumb"
+    }
+
+    private func enterScreen() {
+        TerminalRescue.enteredScreen()
         Self.emit("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
+    }
+
+    /// Gives the terminal back for a stop (Ctrl-Z): cursor, normal screen, the saved mode.
+    public func suspend() {
+        guard active else { return }
+        Self.emit(bytes: TerminalRescue.leaveScreen)
+        TerminalRescue.leftScreen()
+        keys.restore()
+    }
+
+    /// Takes the terminal again after `fg` (SIGCONT): raw mode, alternate screen, and the next frame drawn whole.
+    public func resume() {
+        guard active else { return }
+        keys.enter()
+        enterScreen()
+        shown.removeAll(keepingCapacity: true)
     }
 
     deinit { leave() }
@@ -72,7 +100,8 @@ public final class TerminalScreen {
             }
         }
         guard !buffer.isEmpty else { return }
-        writeAll(STDOUT_FILENO, buffer)
+        // A terminal that stopped reading loses the frame (the next is drawn whole) rather than the loop.
+        if !BoundedWrite.write(STDOUT_FILENO, buffer, waitingAtMost: Self.frameWait) { shown.removeAll(keepingCapacity: true) }
     }
 
     /// `ESC [ row ; column H` without building a String.
@@ -114,11 +143,15 @@ public final class TerminalScreen {
     public func leave() {
         guard active else { return }
         active = false
-        Self.emit("\u{1B}[?25h\u{1B}[?1049l")
+        Self.emit(bytes: TerminalRescue.leaveScreen)
+        TerminalRescue.leftScreen()
         keys.restore()
     }
 
+    /// How long a frame or a line may wait for room on stdout, in milliseconds.
+    static let frameWait: Int32 = 100
+
     static func emit(_ text: String) { emit(bytes: Array(text.utf8)) }
 
-    static func emit(bytes: [UInt8]) { writeAll(STDOUT_FILENO, bytes) }
+    static func emit(bytes: [UInt8]) { BoundedWrite.write(STDOUT_FILENO, bytes, waitingAtMost: frameWait) }
 }

@@ -8,20 +8,21 @@ public struct BeatPattern: Hashable, Sendable, BitwiseCopyable, CustomStringConv
     public let rests: UInt32
 
     /// Parses `X`, `x` and `.`; `beatsPerBar` is the length it must have.
-    public init(parsing text: String, beatsPerBar: Int) throws(MetronomeError) {
-        let characters = Array(text.trimmingSpaces.utf8)
+    public init(parsing text: String, beatsPerBar: Int) throws(TimingError) {
+        // Characters, not bytes: `é` is one beat and is named as itself.
+        let characters = Array(text.trimmingSpaces)
         var accents: UInt32 = 0, rests: UInt32 = 0
         for (index, character) in characters.enumerated() where index < Meter.maximumBeats {
             switch character {
-            case UInt8(ascii: "X"): accents |= 1 << UInt32(index)
-            case UInt8(ascii: "x"): break
-            case UInt8(ascii: "."): rests |= 1 << UInt32(index)
+            case "X": accents |= 1 << UInt32(index)
+            case "x": break
+            case ".": rests |= 1 << UInt32(index)
             default:
-                throw .usage("pattern '\(text)' has '\(Character(Unicode.Scalar(character)))' at beat \(index + 1): use X (bell), x (beat) or . (silent), one a beat")
+                throw .badValue("pattern '\(text)' has '\(character)' at beat \(index + 1): use X (bell), x (beat) or . (silent), one a beat")
             }
         }
         guard characters.count == beatsPerBar else {
-            throw .usage("pattern '\(text)' has \(characters.count) beat\(characters.count == 1 ? "" : "s") but the bar has \(beatsPerBar): give one character a beat")
+            throw .badValue("pattern '\(text)' has \(characters.count) beat\(characters.count == 1 ? "" : "s") but the bar has \(beatsPerBar): give one character a beat")
         }
         self.beats = beatsPerBar
         self.accents = accents

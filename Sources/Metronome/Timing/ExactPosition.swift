@@ -41,13 +41,13 @@ struct ExactPosition: Sendable {
     /// The whole frame at or before the position, and the fraction past it as
     /// `floor(fraction * d)` for each grid denominator `d` (see `GridPhase`).
     func origin(beat: UInt64, subdivision: UInt64, polyrhythm: UInt64) -> (frame: Int64, phase: GridPhase) {
-        let (whole, remainder) = numerator.quotientAndRemainder(dividingBy: denominator)
+        let (whole, remainder) = numerator.wordQuotientAndRemainder(dividingBy: denominator)
         if real == 0 {
-            func phase(_ units: UInt64) -> UInt64 { (remainder * units).quotientAndRemainder(dividingBy: denominator).quotient }
+            func phase(_ units: UInt64) -> UInt64 { (remainder * units).wordQuotientAndRemainder(dividingBy: denominator).quotient }
             return (Int64(whole), GridPhase(beat: phase(beat), subdivision: phase(subdivision), polyrhythm: phase(polyrhythm)))
         }
         // A ramp's length is irrational: no tie can occur, and 53 bits of the fraction are plenty.
-        let fraction = Double(remainder.shiftedLeft(by: 53).quotientAndRemainder(dividingBy: denominator).quotient) / 0x1p53
+        let fraction = Double(remainder.shiftedLeft(by: 53).wordQuotientAndRemainder(dividingBy: denominator).quotient) / 0x1p53
         let realWhole = real.rounded(.down)
         let sum = fraction + (real - realWhole)
         let carry = sum.rounded(.down)

@@ -28,23 +28,23 @@ public struct Meter: Hashable, Sendable, BitwiseCopyable, CustomStringConvertibl
     static func isNoteValue(_ value: Int) -> Bool { value >= 1 && value <= 32 && value & (value - 1) == 0 }
 
     /// Parses `4/4`, `3/4`, `7/8`, and additive meters such as `2+2+3/8`.
-    public init(parsing text: String) throws(MetronomeError) {
+    public init(parsing text: String) throws(TimingError) {
         let parts = text.trimmingSpaces.split(separator: "/", omittingEmptySubsequences: false)
         let groups = parts.first.map { $0.split(separator: "+", omittingEmptySubsequences: false).map { Int($0) } } ?? []
         guard parts.count == 2, !groups.isEmpty, let note = Int(parts[1]) else {
-            throw .usage("meter '\(text)' is not of the form BEATS/NOTE: use e.g. 4/4, 3/4, 7/8 or 2+2+3/8")
+            throw .badValue("meter '\(text)' is not of the form BEATS/NOTE: use e.g. 4/4, 3/4, 7/8 or 2+2+3/8")
         }
         var beats = 0
         var starts: UInt32 = 0
         for group in groups {
             guard let group, group >= 1, beats + group <= Self.maximumBeats else {
-                throw .usage("meter '\(text)' does not have 1 to \(Self.maximumBeats) beats per bar in groups of at least 1: use e.g. 4/4 or 2+2+3/8")
+                throw .badValue("meter '\(text)' does not have 1 to \(Self.maximumBeats) beats per bar in groups of at least 1: use e.g. 4/4 or 2+2+3/8")
             }
             starts |= 1 << UInt32(beats)
             beats += group
         }
         guard Self.noteValues.contains(note) else {
-            throw .usage("meter '\(text)' has note value \(note): use 1, 2, 4, 8, 16 or 32")
+            throw .badValue("meter '\(text)' has note value \(note): use 1, 2, 4, 8, 16 or 32")
         }
         self.init(uncheckedBeats: beats, noteValue: note, groupStarts: groups.count > 1 ? starts : 0)
     }

@@ -20,15 +20,16 @@ public struct MonotonicInstant: Comparable, Sendable {
     }
 }
 
-/// Where the time comes from, so the engine can run against a manual clock in tests.
-public protocol Clock: Sendable {
+/// Where the time comes from, so the engine can run against a manual clock in
+/// tests. (Not named `Clock`: that is the standard library's own protocol.)
+public protocol Timekeeper: Sendable {
     func now() -> MonotonicInstant
     /// Waits until `instant` (returns at once if it has passed).
     func sleep(until instant: MonotonicInstant)
 }
 
 /// The system's `CLOCK_MONOTONIC`.
-public struct MonotonicClock: Clock {
+public struct MonotonicClock: Timekeeper {
     public init() {}
 
     public func now() -> MonotonicInstant {

@@ -5,16 +5,19 @@ public struct Polyrhythm: Hashable, Sendable, BitwiseCopyable, CustomStringConve
     public let beats: Int
 
     /// Parses `3:2`, `5:4`: 1 to 16 clicks against 1 to the beats of a bar.
-    public init(parsing text: String, beatsPerBar: Int) throws(MetronomeError) {
+    public init(parsing text: String, beatsPerBar: Int) throws(TimingError) {
         let parts = text.trimmingSpaces.split(separator: ":", omittingEmptySubsequences: false)
+        if parts.contains(where: { $0.hasPrefix("-") }) {
+            throw .badValue("polyrhythm '\(text)' is negative: use 1 to 16 clicks against 1 to \(beatsPerBar) beats, e.g. 3:2")
+        }
         guard parts.count == 2, let clicks = Int(parts[0]), let beats = Int(parts[1]) else {
-            throw .usage("polyrhythm '\(text)' is not of the form CLICKS:BEATS: use e.g. 3:2 for three against two")
+            throw .badValue("polyrhythm '\(text)' is not of the form CLICKS:BEATS: use e.g. 3:2 for three against two")
         }
         guard (1...16).contains(clicks) else {
-            throw .usage("polyrhythm '\(text)' has \(clicks) clicks: use 1 to 16")
+            throw .badValue("polyrhythm '\(text)' has \(clicks) clicks: use 1 to 16")
         }
         guard (1...beatsPerBar).contains(beats) else {
-            throw .usage("polyrhythm '\(text)' spans \(beats) beats but the bar has \(beatsPerBar): use 1 to \(beatsPerBar)")
+            throw .badValue("polyrhythm '\(text)' spans \(beats) beats but the bar has \(beatsPerBar): use 1 to \(beatsPerBar)")
         }
         self.clicks = clicks
         self.beats = beats

@@ -16,21 +16,21 @@ public struct Subdivision: Hashable, Sendable, BitwiseCopyable {
     }
 
     /// Parses `--subdivide` and `--swing`; swing alone means two clicks a beat.
-    public init(parsingClicks clicks: String?, swing: String?) throws(MetronomeError) {
+    public init(parsingClicks clicks: String?, swing: String?) throws(TimingError) {
         var count = 1
         if let clicks {
             guard let value = Int(clicks.trimmingSpaces), (2...9).contains(value) else {
-                throw .usage("subdivide '\(clicks)' is not allowed: use 2 to 9 clicks a beat, e.g. 2 for eighths under quarter notes")
+                throw .badValue("subdivide '\(clicks)' is not allowed: use 2 to 9 clicks a beat, e.g. 2 for eighths under quarter notes")
             }
             count = value
         }
         var thousandths = 500
         if let swing {
             guard let value = ExactDecimal.parse(swing, places: 3, in: 500...750) else {
-                throw .usage("swing '\(swing)' is not allowed: use a ratio from 0.5 (straight) to 0.75, e.g. 0.667")
+                throw .badValue("swing '\(swing)' is not allowed: use a ratio from 0.5 (straight) to 0.75, e.g. 0.667")
             }
             guard count == 1 || count == 2 else {
-                throw .usage("--swing delays the second of two clicks a beat: use it with --subdivide 2 (or alone)")
+                throw .badValue("--swing delays the second of two clicks a beat: use it with --subdivide 2 (or alone)")
             }
             count = 2
             thousandths = Int(value)

@@ -18,19 +18,24 @@ public struct Tempo: Hashable, Comparable, Sendable, BitwiseCopyable, CustomStri
     }
 
     /// Parses `90`, `92.5`, `137.125`: a decimal of at most 3 fractional digits, 1 to 1000.
-    public init(parsing text: String) throws(MetronomeError) {
+    public init(parsing text: String) throws(TimingError) {
         let trimmed = text.trimmingSpaces
         if trimmed.hasPrefix("-") {
-            throw .usage("bpm '\(text)' is negative: use a decimal from 1 to 1000, e.g. 90 or 92.5")
+            throw .badValue("bpm '\(text)' is negative: use a decimal from 1 to 1000, e.g. 90 or 92.5")
         }
-        guard let decimal = ExactDecimal(Substring(trimmed)) else {
-            throw .usage("bpm '\(text)' is not a number: use a decimal from 1 to 1000, e.g. 90 or 92.5")
+        // Out of range however many digits it has (a 19-digit number is still a number).
+        let above = ExactDecimal.isMore(Substring(trimmed), than: Self.range.upperBound / 1000)
+        guard above != true else {
+            throw .badValue("bpm '\(text)' is out of range: use 1 to 1000")
         }
-        guard let milli = decimal.scaled(toPlaces: 3) else {
-            throw .usage("bpm '\(text)' has more than 3 decimal places: use e.g. 92.125")
+        guard above != nil else {
+            throw .badValue("bpm '\(text)' is not a number: use a decimal from 1 to 1000, e.g. 90 or 92.5")
+        }
+        guard let decimal = ExactDecimal(Substring(trimmed)), let milli = decimal.scaled(toPlaces: 3) else {
+            throw .badValue("bpm '\(text)' has more than 3 decimal places: use e.g. 92.125")
         }
         guard let tempo = Tempo(millibeatsPerMinute: milli) else {
-            throw .usage("bpm '\(text)' is out of range: use 1 to 1000")
+            throw .badValue("bpm '\(text)' is out of range: use 1 to 1000")
         }
         self = tempo
     }

@@ -1,3 +1,5 @@
+import Glibc
+
 /// A tempo map in klick's format, so files written for klick work unchanged:
 ///
 ///     [label:] bars [beats/denom] tempo[-tempo2 | ,t2,t3,...] [pattern] [volume]
@@ -56,39 +58,19 @@ public struct TempoMap: Sendable, Equatable {
         entries.firstIndex { $0.label == label }
     }
 
-    /// Reads and parses the map at `path`: a missing file is exit 66, a
-    /// malformed one `path:line:column: what is wrong` and exit 65.
-    public init(contentsOf path: String) throws(MetronomeError) {
-        let bytes: [UInt8]
-        do {
-            bytes = try FileContents.read(path)
-        } catch {
-            throw MetronomeError(.noInput, "cannot read tempo map '\(path)': \(error.message)")
-        }
-        try self.init(parsing: bytes, name: path)
-    }
-
-    /// Parses the bytes of a map; `name` starts every error message.
-    public init(parsing bytes: [UInt8], name: String) throws(MetronomeError) {
-        var line = 1, column = 1
-        for byte in bytes {
-            // Text: no NUL and no control characters but tab, CR and LF.
-            if byte == 0 || (byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D) || byte == 0x7F {
-                throw MetronomeError(.dataError, "\(name):\(line):\(column): not a text file (byte 0x\(String(byte, radix: 16)))")
-            }
-            if byte == 0x0A { line += 1; column = 1 } else { column += 1 }
-        }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw MetronomeError(.dataError, "\(name):1:1: not a text file (not UTF-8)")
-        }
+    /// Parses the bytes of a map; `name` starts every error message. Lines
+    /// end in LF or CRLF (as Windows writes them); a UTF-8 byte-order mark
+    /// at the start is skipped.
+    public init(parsing bytes: [UInt8], name: String) throws(TimingError) {
+        let lines = try Self.lines(of: bytes, name: name)
         var entries: [Entry] = []
         var labels: Set<String> = []
-        for (index, content) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var parser = EntryParser(line: content, number: index + 1, name: name)
+        for (index, content) in lines.enumerated() {
+            var parser = EntryParser(line: content[...], number: index + 1, name: name)
             guard let entry = try parser.parse() else { continue }
             if let label = entry.label {
                 guard labels.insert(label).inserted else {
-                    throw MetronomeError(.dataError, "\(name):\(index + 1):1: label '\(label)' is used twice")
+                    throw TimingError(.malformed, "\(name):\(index + 1):1: label '\(label)' is used twice")
                 }
             }
             entries.append(entry)
@@ -98,13 +80,62 @@ public struct TempoMap: Sendable, Equatable {
         for (index, entry) in entries.enumerated() {
             seconds += entry.longestSeconds
             guard seconds <= TempoMap.longestSeconds else {
-                throw MetronomeError(.dataError, "\(name):\(index + 1):1: the map up to here lasts more than a week")
+                throw TimingError(.malformed, "\(name):\(index + 1):1: the map up to here lasts more than a week")
             }
         }
         guard !entries.isEmpty else {
-            throw MetronomeError(.dataError, "\(name):\(line):1: the tempo map has no entries: write e.g. '8 120' for 8 bars at 120")
+            throw TimingError(.malformed, "\(name):\(lines.count):1: the tempo map has no entries: write e.g. '8 120' for 8 bars at 120")
         }
         self.entries = entries
+    }
+
+    /// The text of each line, without its LF or CRLF; a malformed file is
+    /// exit 65 at the line and column (in characters) where it goes wrong.
+    private static func lines(of bytes: [UInt8], name: String) throws(TimingError) -> [String] {
+        let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let first = bytes.starts(with: byteOrderMark) ? byteOrderMark.count : 0
+        // Where each line lies, up to the first byte that is not text (and what is wrong there).
+        let (spans, failure) = bytes.withUnsafeBufferPointer { text -> ([Range<Int>], String?) in
+            var spans: [Range<Int>] = []
+            var start = first
+            // A column is a character: UTF-8 continuation bytes do not start one.
+            func column(_ index: Int) -> Int { 1 + text[start..<index].count { $0 & 0xC0 != 0x80 } }
+            for index in first..<text.count {
+                let byte = text[index]
+                // Most bytes: text that is not a line's end.
+                if byte >= 0x20, byte != 0x7F { continue }
+                if byte == 0x0A {
+                    let end = index > start && text[index - 1] == 0x0D ? index - 1 : index
+                    spans.append(start..<end)
+                    start = index + 1
+                    continue
+                }
+                if byte == 0x0D, index + 1 == text.count || text[index + 1] != 0x0A {
+                    guard text[first...].contains(0x0A) else {
+                        return (spans, "\(name):1:1: lines end in CR only (old Mac text): save with LF or CRLF line endings")
+                    }
+                    return (spans, "\(name):\(spans.count + 1):\(column(index)): a CR that ends no line: save with LF or CRLF line endings")
+                }
+                // Text: no NUL and no control characters but tab and the line ends.
+                if byte == 0 || (byte < 0x20 && byte != 0x09 && byte != 0x0D) || byte == 0x7F {
+                    return (spans, "\(name):\(spans.count + 1):\(column(index)): not a text file (byte 0x\(String(byte, radix: 16)))")
+                }
+            }
+            spans.append(start..<text.count)
+            return (spans, nil)
+        }
+        // The lines before the one that goes wrong are checked first, as they come.
+        var lines: [String] = []
+        for span in spans { lines.append(try line(bytes[span], number: lines.count + 1, name: name)) }
+        if let failure { throw TimingError(.malformed, failure) }
+        return lines
+    }
+
+    private static func line(_ bytes: ArraySlice<UInt8>, number: Int, name: String) throws(TimingError) -> String {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw TimingError(.malformed, "\(name):\(number):1: not a text file (not UTF-8)")
+        }
+        return text
     }
 }
 
@@ -118,8 +149,35 @@ private struct EntryParser {
     init(line: Substring, number: Int, name: String) {
         self.name = name
         self.number = number
+        // ASCII (a long per-beat list): a byte is a column, and the words are found in the bytes.
+        var bytes = line
+        let (ascii, spans) = bytes.withUTF8 { buffer in
+            let end = buffer.firstIndex(of: UInt8(ascii: "#")) ?? buffer.count
+            var spans: [Range<Int>] = []
+            // A mark after the `#` would make one character of them.
+            if end + 1 < buffer.count, buffer[end + 1] >= 0x80 { return (false, spans) }
+            var start: Int?
+            for index in 0...end {
+                let byte = index < end ? buffer[index] : UInt8(ascii: " ")
+                // Most bytes: inside a word.
+                if byte > 0x20, byte < 0x80, start != nil { continue }
+                if byte >= 0x80 { return (false, spans) }
+                let blank = byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+                if blank, let from = start {
+                    spans.append(from..<index)
+                    start = nil
+                } else if !blank, start == nil {
+                    start = index
+                }
+            }
+            return (true, spans)
+        }
+        let utf8 = line.utf8
+        func index(_ offset: Int) -> Substring.Index { utf8.index(utf8.startIndex, offsetBy: offset) }
+        words = ascii ? spans.map { (line[index($0.lowerBound)..<index($0.upperBound)], $0.lowerBound + 1) } : []
+        if ascii { return }
+        // Else by characters.
         let content = line.firstIndex(of: "#").map { line[..<$0] } ?? line
-        words = []
         var column = 1
         var start: (Substring.Index, Int)?
         for index in content.indices {
@@ -135,11 +193,11 @@ private struct EntryParser {
         if let (from, at) = start { words.append((content[from...], at)) }
     }
 
-    private func error(_ column: Int, _ message: String) -> MetronomeError {
-        MetronomeError(.dataError, "\(name):\(number):\(column): \(message)")
+    private func error(_ column: Int, _ message: String) -> TimingError {
+        TimingError(.malformed, "\(name):\(number):\(column): \(message)")
     }
 
-    mutating func parse() throws(MetronomeError) -> TempoMap.Entry? {
+    mutating func parse() throws(TimingError) -> TempoMap.Entry? {
         guard !words.isEmpty else { return nil }
         var next = 0
         var label: String?
@@ -161,7 +219,7 @@ private struct EntryParser {
         next += 1
 
         var meter = Meter.common
-        if next < words.count, words[next].text.contains("/") {
+        if next < words.count, Self.contains(UInt8(ascii: "/"), words[next].text) {
             do {
                 meter = try Meter(parsing: String(words[next].text))
             } catch {
@@ -203,8 +261,9 @@ private struct EntryParser {
         return TempoMap.Entry(label: label, bars: bars, meter: meter, tempo: tempo, pattern: pattern, volume: volume)
     }
 
-    private func parseTempo(_ text: Substring, column: Int, beats: Int64) throws(MetronomeError) -> TempoMap.EntryTempo {
-        if text.contains(",") {
+    private func parseTempo(_ text: Substring, column: Int, beats: Int64) throws(TimingError) -> TempoMap.EntryTempo {
+        if Self.contains(UInt8(ascii: ","), text) {
+            if let tempos = Self.plainTempos(text, count: beats) { return .perBeat(tempos) }
             let parts = text.split(separator: ",", omittingEmptySubsequences: false)
             guard Int64(parts.count) == beats else {
                 throw error(column, "\(parts.count) tempos for \(beats) beats: a comma list gives one tempo for each beat of the entry")
@@ -225,14 +284,64 @@ private struct EntryParser {
         return .constant(try parseOne(text, column: column))
     }
 
-    private func parseOne(_ text: Substring, column: Int) throws(MetronomeError) -> Tempo {
+    /// Whether `text` holds `byte`, looked for in its contiguous bytes (a word may be a million tempos long).
+    private static func contains(_ byte: UInt8, _ text: Substring) -> Bool {
+        var text = text
+        return text.withUTF8 { buffer in
+            guard let base = buffer.baseAddress else { return false }
+            return memchr(base, Int32(byte), buffer.count) != nil
+        }
+    }
+
+    /// A list of `count` tempos each written plainly, `[0-9]+(.[0-9]{0,3})?`
+    /// within 1 to 1000, read straight from its bytes (a list of a million
+    /// beats); nil for anything else, which `parseOne` reads or explains.
+    private static func plainTempos(_ text: Substring, count: Int64) -> [Tempo]? {
+        var text = text
+        return text.withUTF8 { buffer -> [Tempo]? in
+            // The thousandths a tempo with `places` digits after its point is multiplied by.
+            let scale: [Int64] = [1000, 1000, 100, 10, 1]
+            var complete = true
+            // No more than the text can hold (a tempo and a comma are two bytes): a wrong count reserves nothing huge.
+            let tempos = [Tempo](unsafeUninitializedCapacity: min(Int(count), buffer.count / 2 + 1)) { tempos, made in
+                var milli: Int64 = 0, places = -1, length = 0
+                for index in 0...buffer.count {
+                    let byte = index < buffer.count ? buffer[index] : UInt8(ascii: ",")
+                    let digit = byte &- UInt8(ascii: "0")
+                    if digit < 10 {
+                        guard places < 3, milli < 1 << 40 else { complete = false; return }
+                        milli = milli * 10 + Int64(digit)
+                        if places >= 0 { places += 1 }
+                        length += 1
+                    } else if byte == UInt8(ascii: ",") {
+                        guard length > 0, !(places == 0 && length == 1), made < tempos.count,
+                              let tempo = Tempo(millibeatsPerMinute: milli * scale[places + 1]) else { complete = false; return }
+                        tempos.initializeElement(at: made, to: tempo)
+                        made += 1
+                        (milli, places, length) = (0, -1, 0)
+                    } else if byte == UInt8(ascii: "."), places < 0 {
+                        places = 0
+                        length += 1
+                    } else {
+                        complete = false
+                        return
+                    }
+                }
+            }
+            return complete && tempos.count == count ? tempos : nil
+        }
+    }
+
+    private func parseOne(_ text: Substring, column: Int) throws(TimingError) -> Tempo {
         if text.hasPrefix("-") {
             throw error(column, "tempo '\(text)' is negative: give quarter notes a minute above 0, e.g. 120")
         }
-        guard let decimal = ExactDecimal(text) else {
-            throw error(column, "'\(text)' is not a tempo: give quarter notes a minute, e.g. 120 or 92.5")
+        switch ExactDecimal.isMore(text, than: Tempo.range.upperBound / 1000) {
+        case nil: throw error(column, "'\(text)' is not a tempo: give quarter notes a minute, e.g. 120 or 92.5")
+        case true: throw error(column, "tempo '\(text)' is out of range: use 1 to 1000 quarter notes a minute")
+        case false: break
         }
-        guard let milli = decimal.scaled(toPlaces: 3) else {
+        guard let decimal = ExactDecimal(text), let milli = decimal.scaled(toPlaces: 3) else {
             throw error(column, "tempo '\(text)' has more than 3 decimal places")
         }
         guard milli > 0 else { throw error(column, "tempo '\(text)' is zero: give quarter notes a minute above 0, e.g. 120") }

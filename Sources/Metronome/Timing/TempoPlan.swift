@@ -23,7 +23,7 @@ public struct TempoPlan: Sendable {
     public let rhythm: Rhythm
 
     /// Where the next passage starts, its first click and its bar.
-    private var position = ExactPosition.zero
+    private(set) var position = ExactPosition.zero
     private var click: Int64 = 0
     private var bar: Int64 = 0
     /// The next stretch: a trainer step's tempo, or a map entry and a beat in it.
@@ -41,6 +41,7 @@ public struct TempoPlan: Sendable {
         self.source = source
         self.rate = rate
         self.rhythm = rhythm
+        loudest = Self.loudest(of: source)
         switch source {
         case .trainer(let start, _, _, _, _):
             trainerTempo = start
@@ -107,14 +108,25 @@ public struct TempoPlan: Sendable {
         }
     }
 
-    /// The loudest entry's volume: levels are taken relative to it.
-    public var loudest: Float {
+    /// The loudest entry's volume: levels are taken relative to it. Found
+    /// once, when the plan is made (every passage divides by it).
+    public let loudest: Float
+
+    /// The level the plan plays at, for the whole track: its loudest entry's
+    /// volume, at most 1 (a map whose entries go up to 2 plays its loudest at
+    /// `--volume` and the others relative to it, never above full scale).
+    public var level: Float { min(loudest, 1) }
+
+    /// The loudest volume of the entries from `first` on, in one pass.
+    static func loudest(of source: Source) -> Float {
         guard case .map(let map, let first, _) = source else { return 1 }
-        return map.entries[first...].map(\.volume).max() ?? 1
+        return map.entries[first...].reduce(0) { max($0, $1.volume) }
     }
 
     /// The beats in the first `bars` bars of the plan; every beat of a plan
     /// that ends (a map without `--loop`) when `bars` is nil; nil when endless.
+    /// Bars past the end of a map that ends are bars of its last entry's
+    /// meter: its last tempo plays on, as it does for `--duration`.
     public func beats(inBars bars: Int64?) -> Int64? {
         switch source {
         case .trainer(_, _, _, _, let meter):
@@ -130,6 +142,7 @@ public struct TempoPlan: Sendable {
                 }
                 if !loops { break }
             }
+            if let last = map.entries.last { beats += left * Int64(last.meter.beatsPerBar) }
             return beats
         }
     }
@@ -146,12 +159,7 @@ public struct TempoPlan: Sendable {
             if last {
                 finished = true
             } else {
-                let beats = barsPerStep * Int64(meter.beatsPerBar)
-                position.advance(by: beats, of: schedule.framesPerClick)
-                click += beats
-                bar += barsPerStep
-                let moved = trainerTempo.millibeatsPerMinute + step
-                trainerTempo = Tempo(clamping: step > 0 ? min(moved, until.millibeatsPerMinute) : max(moved, until.millibeatsPerMinute))
+                passTrainerStep(schedule, step: step, barsPerStep: barsPerStep, until: until)
             }
             return passage
         case .map(let map, let first, let loops):
@@ -192,18 +200,81 @@ public struct TempoPlan: Sendable {
                 beatsTaken = 1
             }
             // The passage's bar counts from its first click; move on past what it plays.
-            click += beatsTaken
-            beatInEntry += beatsTaken
-            if beatInEntry == entry.beats {
-                bar += entry.bars
-                beatInEntry = 0
-                if lastEntry {
-                    if loops { self.entry = first } else { finished = true }
-                } else {
-                    self.entry += 1
-                }
-            }
+            passBeats(beatsTaken, of: entry, map: map, first: first, loops: loops)
             return passage
+        }
+    }
+
+    /// Moves the trainer on past a step played on `schedule`.
+    private mutating func passTrainerStep(_ schedule: ClickSchedule, step: Int64, barsPerStep: Int64, until: Tempo) {
+        let beats = barsPerStep * Int64(schedule.meter.beatsPerBar)
+        position.advance(by: beats, of: schedule.framesPerClick)
+        click += beats
+        bar += barsPerStep
+        let moved = trainerTempo.millibeatsPerMinute + step
+        trainerTempo = Tempo(clamping: step > 0 ? min(moved, until.millibeatsPerMinute) : max(moved, until.millibeatsPerMinute))
+    }
+
+    /// Counts `beats` beats of `entry` (the position has moved past them) and
+    /// moves on to the next entry after its last beat.
+    private mutating func passBeats(_ beats: Int64, of entry: TempoMap.Entry, map: TempoMap, first: Int, loops: Bool) {
+        click += beats
+        beatInEntry += beats
+        if beatInEntry == entry.beats {
+            bar += entry.bars
+            beatInEntry = 0
+            if self.entry == map.entries.count - 1 {
+                if loops { self.entry = first } else { finished = true }
+            } else {
+                self.entry += 1
+            }
+        }
+    }
+
+    // MARK: Moving on without passages
+
+    /// Moves on, as `next()` would but without making the passages, past
+    /// every passage that is followed by another starting at or before click
+    /// `target`: the next passage is then the one that plays `target` (or the
+    /// plan's last). A constant stretch is one exact sum; a ramp's beat has its
+    /// closed form from the ramp's start; a per-beat list adds each of its
+    /// tempos once, times the number of its beats (the sum is exact, so its
+    /// order does not matter). The same position as walking, to the bit.
+    mutating func skip(upTo target: Int64) {
+        // A passage ending at `end` is passed only if the next one, starting at `end`, is still planned.
+        let stop = min(target, clickLimit - 1)
+        while !finished {
+            switch source {
+            case .trainer(_, let step, let barsPerStep, let until, let meter):
+                let schedule = ClickSchedule(tempo: trainerTempo, meter: meter, rate: rate)
+                guard trainerTempo != until, click + barsPerStep * Int64(meter.beatsPerBar) <= stop else { return }
+                passTrainerStep(schedule, step: step, barsPerStep: barsPerStep, until: until)
+            case .map(let map, let first, let loops):
+                let entry = map.entries[self.entry]
+                let left = entry.beats - beatInEntry
+                let lastOfAll = self.entry == map.entries.count - 1 && !loops
+                // The rest of the entry, when a passage follows it; else its
+                // beats up to the one playing `target` (never its last).
+                let whole = click + left <= stop && !lastOfAll
+                let beats = whole ? left : min(stop - click, left - 1)
+                guard beats > 0 else { return }
+                switch entry.tempo {
+                case .constant(let tempo):
+                    guard whole else { return }
+                    let schedule = ClickSchedule(quarterNoteTempo: tempo, meter: entry.meter, rate: rate)
+                    position.advance(by: beats, of: schedule.framesPerClick)
+                case .perBeat(let tempos):
+                    for (tempo, count) in Self.counted(tempos[Int(beatInEntry)..<Int(beatInEntry + beats)]) {
+                        let schedule = ClickSchedule(quarterNoteTempo: tempo, meter: entry.meter, rate: rate)
+                        position.advance(by: count, of: schedule.framesPerClick)
+                    }
+                case .ramp(let from, let to):
+                    if beatInEntry == 0 { rampStart = position }
+                    position = rampStart.advanced(byRealFrames: rampOffset(from: from, to: to, entry: entry, beat: beatInEntry + beats))
+                }
+                passBeats(beats, of: entry, map: map, first: first, loops: loops)
+                if !whole { return }
+            }
         }
     }
 
@@ -253,15 +324,41 @@ public struct TempoPlan: Sendable {
         return seconds * Double(rate.framesPerSecond)
     }
 
+    /// Each tempo of `tempos` once, with the number of beats at it, in the
+    /// order each first comes. A long list counts into a table of every
+    /// tempo there can be (a million thousandths of a bpm): no hashing.
+    static func counted(_ tempos: ArraySlice<Tempo>) -> [(tempo: Tempo, count: Int64)] {
+        var distinct: [Tempo] = []
+        guard tempos.count >= 4096 else {
+            var counts: [Tempo: Int64] = [:]
+            for tempo in tempos {
+                if counts[tempo] == nil { distinct.append(tempo) }
+                counts[tempo, default: 0] += 1
+            }
+            return distinct.map { ($0, counts[$0]!) }
+        }
+        let lowest = Tempo.range.lowerBound
+        var counts = [Int64](repeating: 0, count: Int(Tempo.range.upperBound - lowest) + 1)
+        for tempo in tempos {
+            let index = Int(tempo.millibeatsPerMinute - lowest)
+            if counts[index] == 0 { distinct.append(tempo) }
+            counts[index] += 1
+        }
+        return distinct.map { ($0, counts[Int($0.millibeatsPerMinute - lowest)]) }
+    }
+
     /// Where the plan's beat `limit` falls (nil: where a plan that ends
     /// ends), for sizing a file; nil for an endless plan without a limit.
+    /// Skips to the passages that place it: it never walks the whole plan.
     public func endFrame(beats limit: Int64?) -> Int64? {
         var plan = self
         guard let limit else {
             guard plan.beats(inBars: nil) != nil else { return nil }
+            plan.skip(upTo: .max)
             while plan.next() != nil {}
             return plan.position.nearestFrame
         }
+        plan.skip(upTo: limit - 1)
         var last: Passage?
         while let passage = plan.next(), passage.firstClick < limit { last = passage }
         return last.map { $0.frame(ofClick: limit) } ?? firstSchedule.frame(ofClick: limit)

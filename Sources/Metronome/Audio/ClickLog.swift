@@ -1,0 +1,2 @@
+/// The clicks the audio thread started, oldest first.
+public typealias ClickLog = LockFreeQueue<StartedClick>

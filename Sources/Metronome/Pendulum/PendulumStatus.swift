@@ -1,0 +1,63 @@
+/// What the status line says.
+public struct PendulumStatus: Sendable, Equatable {
+    public var tempo: Tempo
+    public var meter: Meter
+    /// Bar and beat being heard, from 1; nil before the first click.
+    public var bar: Int64?
+    public var beatInBar: Int
+    public var elapsedSeconds: Int64
+    public var underruns: Int
+    /// Whether the first beat of a bar rings the bell (`0` turns it off).
+    public var bell: Bool
+    public var paused: Bool
+    public var muted: Bool
+    /// Whether `bar` is a bar of the count-in (counted from 1 within it).
+    public var countIn: Bool
+    /// The output latency the device granted, in tenths of a millisecond; nil without a device.
+    public var latencyTenths: Int64?
+
+    public init(tempo: Tempo, meter: Meter, bar: Int64?, beatInBar: Int, elapsedSeconds: Int64, underruns: Int,
+                bell: Bool = true, paused: Bool = false, muted: Bool = false, countIn: Bool = false, latencyTenths: Int64? = nil) {
+        self.tempo = tempo
+        self.meter = meter
+        self.bar = bar
+        self.beatInBar = beatInBar
+        self.elapsedSeconds = elapsedSeconds
+        self.underruns = underruns
+        self.bell = bell
+        self.paused = paused
+        self.muted = muted
+        self.countIn = countIn
+        self.latencyTenths = latencyTenths
+    }
+
+    /// Whether the beat being heard is the one and rings the bell: the weight and the indicator mark it.
+    var ringsTheBell: Bool { bell && bar != nil && beatInBar == 1 }
+
+    static func twoDigits(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    /// `137 bpm  4/4  12:3  [1] 2  3  4   01:23  latency 85.3 ms  ? keys  q quit`, as much as fits.
+    public func text(width: Int) -> String {
+        var beats = ""
+        if meter.beatsPerBar <= 12 {
+            for beat in 1...meter.beatsPerBar {
+                beats += bar != nil && beat == beatInBar ? "[\(beat)]" : " \(beat) "
+            }
+        }
+        let position = bar.map { (countIn ? "count-in " : "") + "\($0):\(beatInBar)" } ?? "-:-"
+        let clock = Self.twoDigits(elapsedSeconds / 60) + ":" + Self.twoDigits(elapsedSeconds % 60)
+        let place = ["\(tempo) bpm", bell ? meter.description : "\(meter) no bell", position]
+        var state = [clock]
+        if paused { state.append("PAUSED") }
+        if muted { state.append("muted") }
+        if underruns > 0 { state.append("underruns \(underruns)") }
+        let latency = latencyTenths.map { ["latency \($0 / 10).\($0 % 10) ms"] } ?? []
+        // Where the width is short the latency goes first, then the beat boxes, then the help key; the quit key stays.
+        let lines = [place + (beats.isEmpty ? [] : [beats]) + state + latency + ["? keys", "q quit"],
+                     place + (beats.isEmpty ? [] : [beats]) + state + ["? keys", "q quit"],
+                     place + state + ["? keys", "q quit"],
+                     place + state + ["q quit"]].map { $0.joined(separator: "  ") }
+        let line = lines.first { $0.utf8.count <= width } ?? lines[lines.count - 1]
+        return String(line.utf8.prefix(width)) ?? ""
+    }
+}

@@ -1,0 +1,158 @@
+import ArgumentParser
+import Glibc
+import Metronome
+
+/// `metronome`: the command line, read top to bottom. Every option's value
+/// is parsed by its own type as the line is read; `validate` checks which
+/// options go together; `run` reads the files once and plays or renders.
+public struct MetronomeCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "metronome",
+        abstract: "A sample-accurate metronome: a beat on every beat, a bell on the first beat of every bar.",
+        discussion: """
+            Plays through ALSA until you press q or Ctrl-C, or renders a click track to a file. \
+            On a terminal it draws a pendulum that reaches its extreme exactly when each click is heard; \
+            when stdout is not a terminal it prints a line per bar.
+
+            Examples:
+              metronome --bpm 90
+              metronome --bpm 132.5 --meter 3/4 --volume 0.6
+              metronome --bpm 160 --meter 2+2+3/8 --subdivide 2 --count-in 1
+              metronome --bpm 100 --polyrhythm 3:2 --gap 3:1
+              metronome --bpm 80 --step 2/4 --until 120
+              metronome --tempo-map song.txt --start-at chorus --loop
+              metronome --tempo-map song.txt --output song.wav
+              metronome --bpm 137 --output click.wav --duration 1h
+              metronome --bpm 120 --output click.flac --bars 64 --rate 44100
+
+            Exit status: 0 done, 64 bad option, 65 malformed tempo map, \
+            66 unreadable sound file or tempo map, 69 audio device unavailable, \
+            73 output cannot be created, 74 audio device or file failed midway, \
+            128+N stopped by signal N.
+            """,
+        version: MetronomeVersion.current
+    )
+
+    @OptionGroup(title: "Tempo")
+    var tempo: TempoOptions
+
+    @OptionGroup(title: "Practice")
+    var practice: PracticeOptions
+
+    @OptionGroup(title: "Sound")
+    var sound: SoundOptions
+
+    @OptionGroup(title: "Length and files")
+    var output: OutputOptions
+
+    @OptionGroup(title: "Device")
+    var device: DeviceOptions
+
+    @OptionGroup(title: "Picture")
+    var picture: PictureOptions
+
+    @Flag(name: .long, help: "When stdout is not a terminal, print a line per click instead of per bar.")
+    var verbose = false
+
+    @Flag(name: .long, help: "Print nothing on stdout: no pendulum and no lines.")
+    var quiet = false
+
+    public init() {}
+
+    public mutating func validate() throws {
+        do {
+            _ = try settingsWithoutFiles()
+        } catch {
+            throw OptionValue.refuse(error)
+        }
+    }
+
+    public func run() throws {
+        if device.listDevices {
+            for device in PlaybackDevice.all() { print(device.line) }
+            return
+        }
+        let status = try Session.run(try settings())
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// Everything the run needs, the tempo map read once.
+    public func settings() throws -> Settings {
+        var settings = try settingsWithoutFiles()
+        // Without a map the options alone made the rhythm and the plan.
+        guard let map = try practice.readMap() else { return settings }
+        // Rhythm options that count beats of a bar are checked against the map's shortest bar.
+        let rhythmMeter = map.entries.map(\.meter).min { $0.beatsPerBar < $1.beatsPerBar } ?? settings.meter
+        settings.rhythm = try practice.rhythm(meter: rhythmMeter, subdivisionSound: sound.subdivisionSound,
+                                              polyrhythmSound: sound.polyrhythmSound)
+        settings.plan = try practice.source(map: map, tempo: settings.tempo, meter: settings.meter)
+        return settings
+    }
+
+    /// The settings as far as the options alone say, with every check that reads no file.
+    func settingsWithoutFiles() throws -> Settings {
+        var settings = Settings()
+        if let bpm = tempo.bpm { settings.tempo = bpm }
+        if let meter = tempo.meter { settings.meter = meter }
+        try practice.validate(bpm: tempo.bpm, meter: tempo.meter)
+        if practice.tempoMap == nil {
+            // Without a map the rhythm depends on the options alone: check it now.
+            settings.rhythm = try practice.rhythm(meter: settings.meter, subdivisionSound: sound.subdivisionSound,
+                                                  polyrhythmSound: sound.polyrhythmSound)
+            settings.plan = try practice.source(map: nil, tempo: settings.tempo, meter: settings.meter)
+        }
+        try sound.validate()
+        settings.subdivisionSound = sound.subdivisionSound
+        settings.polyrhythmSound = sound.polyrhythmSound
+        settings.beatSound = sound.beatSound
+        settings.bellSound = sound.bellSound
+        if let rate = sound.rate { settings.rate = rate }
+        if let volume = sound.volume { settings.volume = volume.value }
+        switch (output.bars, output.duration) {
+        case (.some, .some):
+            throw MetronomeError.usage("--bars and --duration both set the length: give one of them")
+        case (.some(let bars), nil):
+            settings.length = bars
+        case (nil, .some(let duration)):
+            guard duration.value.frames(at: settings.rate) > 0 else {
+                throw MetronomeError.usage("duration '\(duration.text)' is shorter than one frame at \(settings.rate.framesPerSecond) Hz: use e.g. 1s")
+            }
+            settings.length = .playtime(duration.value)
+        case (nil, nil):
+            break
+        }
+        if let path = output.output {
+            guard !path.isEmpty else { throw MetronomeError.usage("output file name is empty") }
+            settings.outputFormat = try OutputFormat(path: path, sampleFormat: output.format ?? .pcm16)
+            // A map that does not loop ends by itself.
+            guard settings.length != .endless || (practice.tempoMap != nil && !practice.loop) else {
+                throw MetronomeError.usage("--output '\(path)' needs a length: add --bars N or --duration T, e.g. --bars 16")
+            }
+            guard device.device == nil, device.latency == nil else {
+                throw MetronomeError.usage("--device and --latency are for live playback; --output renders a file")
+            }
+        } else if output.format != nil {
+            throw MetronomeError.usage("--format applies to --output files only")
+        }
+        settings.output = output.output
+        if let name = device.device {
+            guard !name.isEmpty else { throw MetronomeError.usage("device name is empty: use e.g. default or hw:0") }
+            settings.device = name
+        }
+        settings.latency = device.latency
+        picture.apply(to: &settings)
+        if let trace = output.trace {
+            guard !trace.isEmpty else { throw MetronomeError.usage("--trace needs a file name") }
+            settings.trace = trace
+        }
+        if output.force, output.output == nil { throw MetronomeError.usage("--force applies to --output files only") }
+        settings.force = output.force
+        try Settings.checkOutputsAreNotInputs(outputs: [("--output", output.output), ("--trace", settings.trace)],
+                                              inputs: [("--tempo-map", practice.tempoMap), ("--beat-sound", sound.beatSound),
+                                                       ("--bell-sound", sound.bellSound), ("--subdivision-sound", sound.subdivisionSound),
+                                                       ("--polyrhythm-sound", sound.polyrhythmSound)])
+        if verbose && quiet { throw MetronomeError.usage("--verbose and --quiet contradict each other: give one") }
+        settings.verbosity = verbose ? .verbose : quiet ? .quiet : .normal
+        return settings
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import Metronome
+
+/// How long the click track is, and the files written: the rendered track and the trace.
+struct OutputOptions: ParsableArguments {
+    @Option(name: .long, parsing: .unconditional,
+            help: ArgumentHelp("Stop after N bars and the ring of the last sound (e.g. --bars 16).", valueName: "n"),
+            transform: OptionValue.parsed { text throws(TimingError) in try TrackLength.parsingBars(text) })
+    var bars: TrackLength?
+
+    @Option(name: .long, parsing: .unconditional,
+            help: ArgumentHelp("Stop after this long: 90, 90s, 10m, 1h30m, 2.5m (a bare number is seconds).", valueName: "time"),
+            transform: OptionValue.parsed { text throws(TimingError) in AsTyped(text: text, value: try Playtime(parsing: text)) })
+    var duration: AsTyped<Playtime>?
+
+    @Option(name: .long, help: ArgumentHelp("Render to a file instead of playing: .wav, .flac, .ogg or .aiff; needs --bars or --duration (e.g. --output click.wav).", valueName: "file"), completion: .file())
+    var output: String?
+
+    @Option(name: .long, help: ArgumentHelp("Sample format of --output (float: .wav and .aiff only). Default pcm16.", valueName: "format"))
+    var format: SampleFormat?
+
+    @Flag(name: .long, help: "Replace an existing --output file even if it is read-only.")
+    var force = false
+
+    @Option(name: .long, help: ArgumentHelp("Write JSON Lines of clicks, drawn frames and tempo to FILE (e.g. --trace run.jsonl).", valueName: "file"), completion: .file())
+    var trace: String?
+}

@@ -1,0 +1,28 @@
+import ArgumentParser
+import Glibc
+import Metronome
+
+extension MetronomeCommand {
+    /// Parses the process's arguments, runs, and returns the exit status.
+    /// Every failure is one line on stderr and a sysexits status (`CommandFailure`);
+    /// help and --version print as swift-argument-parser prints them.
+    public static func runAsMain() -> Int32 {
+        // A crash restores the terminal before it kills (and the runtime's backtracer stays off the terminal).
+        TerminalRescue.install()
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+            return 0
+        } catch let error as ExitCode {
+            // Stopped by a signal and cleaned up: die of it, so a shell loop stops too.
+            if error.rawValue > 128, TerminationSignals.stopping.contains(error.rawValue - 128) {
+                TerminationSignals.end(by: error.rawValue - 128)
+            }
+            return error.rawValue
+        } catch {
+            guard let failure = CommandFailure.from(error) else { exit(withError: error) }
+            StandardError.report(failure.message)
+            return failure.status
+        }
+    }
+}
