@@ -51,6 +51,9 @@ public struct MetronomeCommand: ParsableCommand {
     @OptionGroup(title: "Picture")
     var picture: PictureOptions
 
+    @OptionGroup(title: "Playing with others")
+    var link: LinkOptions
+
     @Flag(name: .long, help: "When stdout is not a terminal, print a line per click instead of per bar.")
     var verbose = false
 
@@ -151,6 +154,7 @@ public struct MetronomeCommand: ParsableCommand {
                                               inputs: [("--tempo-map", practice.tempoMap), ("--beat-sound", sound.beatSound),
                                                        ("--bell-sound", sound.bellSound), ("--subdivision-sound", sound.subdivisionSound),
                                                        ("--polyrhythm-sound", sound.polyrhythmSound)])
+        settings.link = try link.settings(practice: practice, output: output)
         if verbose && quiet { throw MetronomeError.usage("--verbose and --quiet contradict each other: give one") }
         settings.verbosity = verbose ? .verbose : quiet ? .quiet : .normal
         return settings

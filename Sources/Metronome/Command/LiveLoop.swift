@@ -59,6 +59,7 @@ final class LiveLoop {
             if now >= view.nextWake {
                 collectPassages()
                 collectClicks()
+                if let link = playback.link { view.link(peers: link.session.peers) }
                 let frame = view.frame(at: now, sample: playback.position.snapshot(), underruns: playback.underruns)
                 if let screen, frame.draw { screen.draw(view.grid) }
                 if !frame.lines.isEmpty { TerminalScreen.emit(frame.lines) }
@@ -107,7 +108,8 @@ final class LiveLoop {
         LiveView(settings: settings, schedule: playback.track.schedule, firstPassage: playback.track.passage,
                  rate: playback.sink.rate, controller: controller, picture: picture,
                  printsLines: !picture && settings.pendulum && settings.verbosity != .quiet,
-                 planned: playback.track.plan != nil,
+                 // A Link peer may change the tempo at any time, as a plan does.
+                 planned: playback.track.plan != nil || playback.link != nil,
                  // The latency the device granted, for the status line; nil when playing without a device.
                  latencyTenths: playback.sink is PCMDevice ? Session.latencyTenths(playback.sink) : nil,
                  tracing: tracing)

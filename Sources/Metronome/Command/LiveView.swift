@@ -72,6 +72,8 @@ struct LiveView {
     /// The next frame on the grid, and the instant the loop should wake for a frame.
     private var nextFrame: MonotonicInstant?
     private(set) var nextWake = MonotonicInstant(nanoseconds: .min)
+    /// The other peers of the Ableton Link session, for the status line and the lines; nil without Link.
+    private(set) var linkPeers: Int?
 
     init(settings: Settings, schedule: ClickSchedule, firstPassage: Passage, rate: SampleRate, controller: PracticeController,
          picture: Bool, printsLines: Bool, planned: Bool, latencyTenths: Int64?, tracing: Bool) {
@@ -121,6 +123,13 @@ struct LiveView {
             if let frame = tempoChanges.firstFrame(ofChangeTo: passage) { changes.append((passage.tempo, frame)) }
         }
         return changes
+    }
+
+    /// The Link session's peers now: the status line shows them.
+    mutating func link(peers: Int) {
+        guard peers != linkPeers else { return }
+        linkPeers = peers
+        changes += 1
     }
 
     /// Clicks the audio thread started: without a picture, the beats become lines once heard.
@@ -235,7 +244,7 @@ struct LiveView {
                                     elapsedSeconds: max(0, shown) / passage.grid.rate.framesPerSecond,
                                     underruns: underruns,
                                     bell: passage.bell, paused: controller.paused, muted: controller.muted, countIn: countIn,
-                                    latencyTenths: latencyTenths)
+                                    latencyTenths: latencyTenths, linkPeers: linkPeers)
         if target.width != size.width || target.height != size.height {
             target = TextGrid(width: size.width, height: size.height)
             cache.status = nil
@@ -268,7 +277,8 @@ struct LiveView {
             if verbosity == .verbose {
                 text += "bar \(bar) beat \(beat)  frame \(click.frame)  \(time)s\n"
             } else if beat == 1 {
-                text += "bar \(bar)  \(passage.tempo) bpm \(passage.meter)  \(time)s\n"
+                let link = linkPeers.map { "  " + PendulumStatus.linkText(peers: $0) } ?? ""
+                text += "bar \(bar)  \(passage.tempo) bpm \(passage.meter)  \(time)s\(link)\n"
             }
             index += 1
         }

@@ -15,9 +15,12 @@ public struct PendulumStatus: Sendable, Equatable {
     public var countIn: Bool
     /// The output latency the device granted, in tenths of a millisecond; nil without a device.
     public var latencyTenths: Int64?
+    /// The other peers of the Ableton Link session played in; nil without Link.
+    public var linkPeers: Int?
 
     public init(tempo: Tempo, meter: Meter, bar: Int64?, beatInBar: Int, elapsedSeconds: Int64, underruns: Int,
-                bell: Bool = true, paused: Bool = false, muted: Bool = false, countIn: Bool = false, latencyTenths: Int64? = nil) {
+                bell: Bool = true, paused: Bool = false, muted: Bool = false, countIn: Bool = false, latencyTenths: Int64? = nil,
+                linkPeers: Int? = nil) {
         self.tempo = tempo
         self.meter = meter
         self.bar = bar
@@ -29,14 +32,18 @@ public struct PendulumStatus: Sendable, Equatable {
         self.muted = muted
         self.countIn = countIn
         self.latencyTenths = latencyTenths
+        self.linkPeers = linkPeers
     }
+
+    /// `link: 2 peers`, `link: 1 peer`.
+    public static func linkText(peers: Int) -> String { "link: \(peers) peer\(peers == 1 ? "" : "s")" }
 
     /// Whether the beat being heard is the one and rings the bell: the weight and the indicator mark it.
     var ringsTheBell: Bool { bell && bar != nil && beatInBar == 1 }
 
     static func twoDigits(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
-    /// `137 bpm  4/4  12:3  [1] 2  3  4   01:23  latency 85.3 ms  ? keys  q quit`, as much as fits.
+    /// `137 bpm  4/4  12:3  [1] 2  3  4   01:23  link: 1 peer  latency 85.3 ms  ? keys  q quit`, as much as fits.
     public func text(width: Int) -> String {
         var beats = ""
         if meter.beatsPerBar <= 12 {
@@ -51,6 +58,7 @@ public struct PendulumStatus: Sendable, Equatable {
         if paused { state.append("PAUSED") }
         if muted { state.append("muted") }
         if underruns > 0 { state.append("underruns \(underruns)") }
+        if let linkPeers { state.append(Self.linkText(peers: linkPeers)) }
         let latency = latencyTenths.map { ["latency \($0 / 10).\($0 % 10) ms"] } ?? []
         // Where the width is short the latency goes first, then the beat boxes, then the help key; the quit key stays.
         let lines = [place + (beats.isEmpty ? [] : [beats]) + state + latency + ["? keys", "q quit"],

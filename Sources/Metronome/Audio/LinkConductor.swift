@@ -1,0 +1,128 @@
+import Synchronization
+
+/// The audio thread's side of an Ableton Link session: where the session's
+/// beats fall in each period, and the keys' changes made the session's.
+///
+/// After each write the thread hands over the frame heard and its status
+/// stamp (`observe`); the stamp crosses to Link's clock (CLOCK_MONOTONIC_RAW)
+/// through a reading of both clocks taken together, and `HostTimeFilter` fits
+/// the device's frames to Link's time as Link's examples do. Before each
+/// period it captures the session's audio state (`clicks`) and a
+/// `LinkBeatFollower` places every beat of the period on the first frame
+/// heard at or after its Link time: a peer's tempo or phase is followed at
+/// once, with no beat doubled or skipped. The quantum is the beats per bar,
+/// so beat 0 of each bar is the session's downbeat.
+///
+/// Tempo keys, taps, pause and resume come as practice commands and are
+/// committed from this thread (`Link::commitAudioSessionState`). With start
+/// and stop shared, pause and resume stop and start the session, and a start
+/// asks for beat 0 at the next downbeat (Link's quantized launch); without,
+/// they pause only this metronome. Everything here allocates nothing and
+/// takes no lock of ours: Link's audio-thread calls are realtime-safe.
+public final class LinkConductor: @unchecked Sendable {
+    public let session: LinkSession
+    /// Whether start and stop are shared with the peers that share them.
+    public let startStopSync: Bool
+    /// Extra time from a frame leaving the device's delay to the ear, in nanoseconds.
+    public let latencyNanoseconds: Int64
+
+    private let clock: any Timekeeper
+    private var filter: HostTimeFilter
+    private var follower: LinkBeatFollower
+    private let beatsPerBar = Atomic<Int>(4)
+    private var locallyPaused = false
+    /// The session's tempo at the last period, in millibeats a minute, for the UI.
+    private let tempoMilli = Atomic<Int64>(0)
+
+    public init(session: LinkSession, rate: SampleRate, periodFrames: Int, beatsPerBar: Int, startStopSync: Bool,
+                latencyNanoseconds: Int64 = 0, clock: any Timekeeper = MonotonicClock()) {
+        precondition(beatsPerBar > 0, "a bar needs a beat")
+        self.session = session
+        self.startStopSync = startStopSync
+        self.latencyNanoseconds = latencyNanoseconds
+        self.clock = clock
+        filter = HostTimeFilter(rate: rate)
+        // A beat refitted to just before the period still plays, at its first frame.
+        follower = LinkBeatFollower(lateFrames: Int64(periodFrames))
+        self.beatsPerBar.store(beatsPerBar, ordering: .relaxed)
+    }
+
+    /// Points of the line (one a period) before the first click.
+    static let pointsBeforeClicks = 32
+
+    /// The quantum: beats a bar, the bell's cycle.
+    public var quantum: Int { beatsPerBar.load(ordering: .relaxed) }
+
+    /// The session's tempo as the audio thread last saw it, in bpm; 0 before the first period.
+    public var tempo: Double { Double(tempoMilli.load(ordering: .relaxed)) / 1_000 }
+
+    /// Records that track frame `heard` was at the ear at the status stamp `instant`. Audio thread.
+    public func observe(heard: Int64, at instant: MonotonicInstant) {
+        let linkNow = session.now()
+        let monotonicNow = clock.now()
+        filter.add(frame: heard, heardAt: LinkTime(instant, monotonicNow: monotonicNow, linkNow: linkNow))
+    }
+
+    /// Forgets the line, as after an underrun: the next points make a new one.
+    public func restart() {
+        filter.reset()
+        follower.reset()
+    }
+
+    /// Applies a practice command to the session, and says whether it is
+    /// done with it; the track applies those it leaves (mute, gain). Audio thread.
+    public func apply(_ command: PracticeCommand) -> Bool {
+        switch command {
+        case .tempo(let tempo, _), .tap(let tempo, _, _):
+            var state = session.captureAudioState()
+            state.setTempo(Double(tempo.millibeatsPerMinute) / 1_000, at: session.now())
+            session.commitAudioState(state)
+            return false  // the track takes the gain
+        case .beatsPerBar(let beats):
+            if beats > 0 { beatsPerBar.store(beats, ordering: .relaxed) }
+            return true
+        case .pause:
+            if startStopSync {
+                var state = session.captureAudioState()
+                state.setIsPlaying(false, at: session.now())
+                session.commitAudioState(state)
+            } else {
+                locallyPaused = true
+            }
+            // Alone, the track pauses too: the picture stops with the clicks.
+            return startStopSync
+        case .resume:
+            if startStopSync {
+                var state = session.captureAudioState()
+                state.setIsPlaying(true, at: session.now(), requestingBeat: 0, quantum: Double(quantum))
+                session.commitAudioState(state)
+            } else {
+                locallyPaused = false
+                follower.reset()
+            }
+            return startStopSync
+        case .mute, .gain:
+            return false
+        }
+    }
+
+    /// The session's beats that start in the period of `count` frames from
+    /// `start`, to `body` in order, with the session's tempo. Audio thread.
+    public func clicks(inPeriodFrom start: Int64, frames count: Int64, _ body: (LinkClick, Double) -> Void) {
+        let state = session.captureAudioState()
+        let tempo = state.tempo
+        tempoMilli.store(Int64((tempo * 1_000).rounded()), ordering: .relaxed)
+        // A line of a few points is as rough as the device's reports; clicks wait for a steadier one.
+        guard !locallyPaused, filter.count >= Self.pointsBeforeClicks, let line = filter.mapping() else { return }
+        let mapping = line.delayed(byNanoseconds: latencyNanoseconds)
+        let playing = !startStopSync || state.isPlaying
+        let startsAt = state.timeForIsPlaying
+        let bar = quantum
+        follower.clicks(inPeriodFrom: start, frames: count, mapping: mapping, timeline: state, quantum: bar) { click in
+            guard playing else { return }
+            // A shared start plays from the start's time on, from beat 0 (the downbeat it waited for).
+            if startStopSync, click.beat < 0 || state.time(atBeat: Double(click.beat), quantum: Double(bar)) < startsAt { return }
+            body(click, tempo)
+        }
+    }
+}
