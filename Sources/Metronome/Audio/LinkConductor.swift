@@ -31,24 +31,46 @@ public final class LinkConductor: @unchecked Sendable {
     private var follower: LinkBeatFollower
     private let beatsPerBar = Atomic<Int>(4)
     private var locallyPaused = false
+    /// The line the last period's clicks followed (see `smoothed`).
+    private var steady: FrameTimeMapping?
+    /// The frame heard at the last report; none yet, or none since a restart.
+    private var lastHeard = Int64.max
     /// The session's tempo at the last period, in millibeats a minute, for the UI.
     private let tempoMilli = Atomic<Int64>(0)
 
     public init(session: LinkSession, rate: SampleRate, periodFrames: Int, beatsPerBar: Int, startStopSync: Bool,
-                latencyNanoseconds: Int64 = 0, clock: any Timekeeper = MonotonicClock()) {
+                latencyNanoseconds: Int64 = 0, fit: HostTimeFilter.Offset = .mean, clock: any Timekeeper = MonotonicClock()) {
         precondition(beatsPerBar > 0, "a bar needs a beat")
         self.session = session
         self.startStopSync = startStopSync
         self.latencyNanoseconds = latencyNanoseconds
         self.clock = clock
-        filter = HostTimeFilter(rate: rate)
+        filter = HostTimeFilter(rate: rate, offset: fit)
         // A beat refitted to just before the period still plays, at its first frame.
         follower = LinkBeatFollower(lateFrames: Int64(periodFrames))
         self.beatsPerBar.store(beatsPerBar, ordering: .relaxed)
     }
 
-    /// Points of the line (one a period) before the first click.
-    static let pointsBeforeClicks = 32
+    /// The line the clicks follow: the fitted one, refitted every period,
+    /// moves by a few microseconds each time as reports come and go; this one
+    /// goes a sixteenth of the way to it each period (a third of a second at
+    /// JACK's 1024 frames), so beats stay as steady as the clock, and takes
+    /// it at once when it jumped (a restart, a far point) by more than a millisecond.
+    private func smoothed(_ fitted: FrameTimeMapping, at frame: Int64) -> FrameTimeMapping {
+        let target = fitted.nanos(ofFrame: frame)
+        guard let last = steady, abs(target - last.nanos(ofFrame: frame)) <= 1_000_000 else {
+            steady = fitted
+            return fitted
+        }
+        let was = last.nanos(ofFrame: frame)
+        let next = FrameTimeMapping(frame: frame, nanos: was + (target - was) / Self.smoothing,
+                                    nanoframesPerSecond: last.nanoframesPerSecond
+                                        + (fitted.nanoframesPerSecond - last.nanoframesPerSecond) / Self.smoothing)
+        steady = next
+        return next
+    }
+
+    static let smoothing: Int64 = 16
 
     /// The quantum: beats a bar, the bell's cycle.
     public var quantum: Int { beatsPerBar.load(ordering: .relaxed) }
@@ -57,7 +79,11 @@ public final class LinkConductor: @unchecked Sendable {
     public var tempo: Double { Double(tempoMilli.load(ordering: .relaxed)) / 1_000 }
 
     /// Records that track frame `heard` was at the ear at the status stamp `instant`. Audio thread.
+    /// Only while the device plays: a frame heard that has not moved since the
+    /// last report (the buffer filling before the device starts) says nothing of when.
     public func observe(heard: Int64, at instant: MonotonicInstant) {
+        defer { lastHeard = heard }
+        guard heard > lastHeard else { return }
         let linkNow = session.now()
         let monotonicNow = clock.now()
         filter.add(frame: heard, heardAt: LinkTime(instant, monotonicNow: monotonicNow, linkNow: linkNow))
@@ -67,6 +93,8 @@ public final class LinkConductor: @unchecked Sendable {
     public func restart() {
         filter.reset()
         follower.reset()
+        lastHeard = .max
+        steady = nil
     }
 
     /// Applies a practice command to the session, and says whether it is
@@ -112,9 +140,9 @@ public final class LinkConductor: @unchecked Sendable {
         let state = session.captureAudioState()
         let tempo = state.tempo
         tempoMilli.store(Int64((tempo * 1_000).rounded()), ordering: .relaxed)
-        // A line of a few points is as rough as the device's reports; clicks wait for a steadier one.
-        guard !locallyPaused, filter.count >= Self.pointsBeforeClicks, let line = filter.mapping() else { return }
-        let mapping = line.delayed(byNanoseconds: latencyNanoseconds)
+        // A line of a few points is as rough as the device's reports: clicks wait for a second of them.
+        guard !locallyPaused, filter.spanFrames >= filter.rate.framesPerSecond, let fitted = filter.mapping() else { return }
+        let mapping = smoothed(fitted, at: start).delayed(byNanoseconds: latencyNanoseconds)
         let playing = !startStopSync || state.isPlaying
         let startsAt = state.timeForIsPlaying
         let bar = quantum

@@ -111,7 +111,9 @@ public enum Session {
             try session.enable()
             return LinkConductor(session: session, rate: sink.rate, periodFrames: sink.periodFrames,
                                  beatsPerBar: settings.meter.beatsPerBar, startStopSync: link.startStopSync,
-                                 latencyNanoseconds: serverCycleLatency(sink))
+                                 latencyNanoseconds: serverCycleLatency(sink),
+                                 // Behind a server each stamp is taken after the writer woke, never before.
+                                 fit: serverCycleLatency(sink) > 0 ? .earliest : .mean)
         } catch {
             throw MetronomeError(.unavailable, "cannot join the Ableton Link session: \(error)")
         }

@@ -23,14 +23,33 @@ public struct HostTimeFilter: Sendable {
     /// The fitted rate stays within this share of the nominal rate (crystals are within 10⁻⁴).
     public static let maximumDrift = 1e-3
 
+    /// Where the line passes among the points, at the fitted slope.
+    public enum Offset: Sendable {
+        /// Through their mean, as Link's filter does: reports that jitter both ways.
+        case mean
+        /// Through the earliest: reports that can only be late, as when each
+        /// is stamped after a thread woke (a sound server's plugin). The
+        /// least-delayed point is the truest, and one is enough.
+        case earliest
+    }
+    public let offset: Offset
+
     private var frames = InlineArray<512, Int64>(repeating: 0)
     private var micros = InlineArray<512, Int64>(repeating: 0)
     private var newest = -1
     public private(set) var count = 0
 
-    public init(rate: SampleRate, reanchorFrames: Int64 = 8_192) {
+    public init(rate: SampleRate, reanchorFrames: Int64 = 8_192, offset: Offset = .mean) {
         self.rate = rate
+        self.offset = offset
         self.reanchorFrames = reanchorFrames
+    }
+
+    /// Frames from the oldest point to the newest: how much of the device's clock the fit has seen.
+    public var spanFrames: Int64 {
+        guard count > 0 else { return 0 }
+        let oldest = count < Self.capacity ? 0 : (newest + 1) % Self.capacity
+        return frames[newest] &- frames[oldest]
     }
 
     /// Forgets every point, as after a restart of the stream.
@@ -74,8 +93,16 @@ public struct HostTimeFilter: Sendable {
         let nominal = 1e6 / Double(rate.framesPerSecond)
         var slope = sumXX > 0 ? sumXY / sumXX : nominal
         slope = min(max(slope, nominal / (1 + Self.maximumDrift)), nominal * (1 + Self.maximumDrift))
-        // The line at the anchor frame (x = 0): meanY + slope · (0 - meanX), in microseconds from the anchor's.
-        let offsetNanos = ((meanY - slope * meanX) * 1_000).rounded()
+        // The line at the anchor frame (x = 0): meanY + slope · (0 - meanX), in microseconds from the
+        // anchor's; or through the earliest point, the least of y − slope · x.
+        var at = meanY - slope * meanX
+        if offset == .earliest {
+            at = .infinity
+            for index in 0..<count {
+                at = min(at, Double(micros[index] &- anchorMicros) - slope * Double(frames[index] &- anchorFrame))
+            }
+        }
+        let offsetNanos = (at * 1_000).rounded()
         return FrameTimeMapping(frame: anchorFrame, nanos: anchorMicros * 1_000 + Int64(offsetNanos),
                                 nanoframesPerSecond: Int64((1e15 / slope).rounded()))
     }
