@@ -17,8 +17,9 @@ final class LinkBand {
 
     static var isAvailable: Bool { LinkHutPeer.isInstalled && JackLoopback.isInstalled && JackLoopback.canBuildRecorder }
 
-    /// LinkHut with Link on at `bpm`, playing, its session old enough to be the one joined.
-    init(bpm: Double) throws {
+    /// LinkHut with Link on at `bpm`, playing (or stopped, sharing start and
+    /// stop), its session old enough to be the one joined.
+    init(bpm: Double, startStopSync: Bool = false) throws {
         hut = try LinkHutPeer()
         let home = hut.home
         try """
@@ -39,8 +40,13 @@ final class LinkBand {
         }
         hut.enableLink()
         hut.setTempo(bpm)
-        hut.press(" ")
-        hut.hut.waitUntil("LinkHut plays") { hut.status?.playing == true }
+        if startStopSync {
+            hut.press("s")
+            hut.hut.waitUntil("LinkHut shares start and stop") { hut.status?.startStopSync == true }
+        } else {
+            hut.press(" ")
+            hut.hut.waitUntil("LinkHut plays") { hut.status?.playing == true }
+        }
         hut.waitUntilTheSessionCanOnlyBeJoined()
     }
 

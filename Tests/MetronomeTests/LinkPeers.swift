@@ -82,6 +82,8 @@ struct LinkHutStatus: Equatable {
     let enabled: Bool
     let peers: Int
     let playing: Bool
+    /// Whether LinkHut shares start and stop (its `s` key).
+    let startStopSync: Bool
     let tempo: Double
 
     init?(_ line: String) {
@@ -90,6 +92,7 @@ struct LinkHutStatus: Equatable {
         enabled = fields[0] == "yes"
         self.peers = peers
         playing = fields[3].hasSuffix("[playing]")
+        startStopSync = fields[3].hasPrefix("yes")
         self.tempo = tempo
     }
 }

@@ -118,4 +118,57 @@ extension LinkPeerTests {
         try link.enable()
         #expect(eventually { link.peers == 1 && isTempo(link.captureAppState().tempo, 20) }, "tempo \(link.captureAppState().tempo)")
     }
+
+    /// With start and stop shared, the metronome is silent while the session
+    /// is stopped; LinkHut's start starts it on LinkHut's downbeat; its Space
+    /// stops LinkHut, and its next Space starts both again, waiting for the
+    /// session's next downbeat, bell first.
+    @Test(.enabled(if: (LinkBand.isAvailable && TerminalTests.tmuxInstalled) || required))
+    func startAndStopAreSharedAndAStartWaitsForTheDownbeat() throws {
+        try #require(LinkBand.isAvailable && TerminalTests.tmuxInstalled, "LinkHut, jackd2, libasound2-plugins, libjack-jackd2-dev, clang and tmux are needed: run scripts/setup --test")
+        let band = try LinkBand(bpm: 110, startStopSync: true)
+        try band.startRecording(seconds: 20)
+        let environment = band.hut.environment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
+        let pane = try TmuxPane(command: "\(environment) \(metronomeBinary()) --link-start-stop --bpm 80 --device metA --beat-sound \(band.sounds.beat) --bell-sound \(band.sounds.bell) 2>/dev/null",
+                                width: 120)
+        try pane.waitUntil("the metronome joins") { try pane.capture().contains("link: 1 peer") }
+        #expect(band.hut.hut.waitUntil("LinkHut sees it") { band.hut.status?.peers == 1 })
+        // A second of the stopped session: nothing to hear.
+        let joined = Date()
+        while Date() < joined.addingTimeInterval(1) { usleep(20_000) }
+        band.hut.press(" ")
+        #expect(band.hut.hut.waitUntil("LinkHut plays") { band.hut.status?.playing == true })
+        // Four seconds of both, then our Space stops the session.
+        let started = Date()
+        while Date() < started.addingTimeInterval(4) { usleep(20_000) }
+        try pane.send("Space")
+        #expect(band.hut.hut.waitUntil("our Space stops LinkHut") { band.hut.status?.playing == false })
+        let stopped = Date()
+        while Date() < stopped.addingTimeInterval(1.5) { usleep(20_000) }
+        try pane.send("Space")
+        #expect(band.hut.hut.waitUntil("our Space starts LinkHut") { band.hut.status?.playing == true })
+        let channels = try band.recording()
+
+        let hut = LinkBand.hutClicks(channels[0]), ours = LinkBand.metronomeClicks(channels[1])
+        try #require(hut.count > 8 && ours.count > 8, "clicks: LinkHut \(hut.count), ours \(ours.count)")
+        // Two runs each, split where a beat is missing (the stop).
+        func runs(_ frames: [Int64]) -> [[Int64]] {
+            var runs: [[Int64]] = [[]]
+            for frame in frames {
+                if let last = runs[runs.count - 1].last, frame - last > 40_000 { runs.append([]) }
+                runs[runs.count - 1].append(frame)
+            }
+            return runs
+        }
+        let hutRuns = runs(hut.map(\.frame)), ourRuns = runs(ours.map(\.frame))
+        #expect(hutRuns.count == 2 && ourRuns.count == 2, "LinkHut \(hutRuns), ours \(ourRuns)")
+        for (theirs, mine) in zip(hutRuns, ourRuns) {
+            // Each run starts together, on a downbeat with the bell, and ends together.
+            #expect(abs(mine[0] - theirs[0]) <= Self.threeMilliseconds, "ours starts at \(mine[0]), LinkHut at \(theirs[0])")
+            #expect(abs(mine[mine.count - 1] - theirs[theirs.count - 1]) <= Self.threeMilliseconds, "ours ends at \(mine.last ?? 0), LinkHut at \(theirs.last ?? 0)")
+            #expect(hut.first { $0.frame == theirs[0] }?.downbeat == true)
+            #expect(ours.first { $0.frame == mine[0] }?.bell == true)
+            #expect(mine.count == theirs.count, "\(mine.count) clicks, LinkHut \(theirs.count)")
+        }
+    }
 }

@@ -144,12 +144,15 @@ public final class LinkConductor: @unchecked Sendable {
         guard !locallyPaused, filter.spanFrames >= filter.rate.framesPerSecond, let fitted = filter.mapping() else { return }
         let mapping = smoothed(fitted, at: start).delayed(byNanoseconds: latencyNanoseconds)
         let playing = !startStopSync || state.isPlaying
-        let startsAt = state.timeForIsPlaying
         let bar = quantum
+        // A shared start plays from the first downbeat at or after its time, as Link apps do.
+        var firstBeat = Int64.min
+        if startStopSync, playing {
+            let beat = state.beat(at: state.timeForIsPlaying, quantum: Double(bar)) / Double(bar)
+            if beat.isFinite, abs(beat) < 0x1p50 { firstBeat = Int64((beat - 1e-9).rounded(.up)) * Int64(bar) }
+        }
         follower.clicks(inPeriodFrom: start, frames: count, mapping: mapping, timeline: state, quantum: bar) { click in
-            guard playing else { return }
-            // A shared start plays from the start's time on, from beat 0 (the downbeat it waited for).
-            if startStopSync, click.beat < 0 || state.time(atBeat: Double(click.beat), quantum: Double(bar)) < startsAt { return }
+            guard playing, click.beat >= firstBeat else { return }
             body(click, tempo)
         }
     }
