@@ -171,4 +171,56 @@ extension LinkPeerTests {
             #expect(mine.count == theirs.count, "\(mine.count) clicks, LinkHut \(theirs.count)")
         }
     }
+
+    /// Two metronomes on two machines (network namespaces joined by a veth
+    /// pair): the second adopts the first's tempo; with the cable out each
+    /// plays on alone at the last tempo, and a tempo key there moves only its
+    /// own; with the cable back they are one session again, at one tempo.
+    @Test(.enabled(if: (NetworkNamespaces.isAvailable && TerminalTests.tmuxInstalled) || required))
+    func metronomesOnTwoMachinesFindEachOtherAndPlayOnWhenTheNetworkGoes() throws {
+        try #require(NetworkNamespaces.isAvailable && TerminalTests.tmuxInstalled, "ip, root and tmux are needed")
+        let network = try NetworkNamespaces()
+        // No sound device: each plays on its own clock; the first on a terminal, for its keys.
+        let pane = try TmuxPane(command: "ALSA_CONFIG_PATH=/nonexistent ip netns exec \(network.names.0) \(metronomeBinary()) --link --bpm 100 2>/dev/null",
+                                width: 120)
+        try pane.waitUntil("the first metronome plays alone") { try pane.capture().contains("link: 0 peers") }
+        let begun = Date()
+        while Date() < begun.addingTimeInterval(0.7) { usleep(10_000) }  // its session older than Link's 500 ms
+        let other = try PeerProcess("/bin/ip", ["netns", "exec", network.names.1, metronomeBinary(), "--link", "--bpm", "140"],
+                                    environment: ["ALSA_CONFIG_PATH": "/nonexistent"], name: "metronome in \(network.names.1)")
+        defer { other.stop(sending: "") }
+        func lastBar() -> String { other.lines.last { $0.hasPrefix("bar ") } ?? "" }
+        other.waitUntil("the second joins at the first's tempo") { lastBar().contains("100 bpm") && lastBar().hasSuffix("link: 1 peer") }
+        try pane.waitUntil("the first sees it") { try pane.capture().contains("link: 1 peer") }
+
+        // The cable out: alone, each plays on at 100.
+        try network.setFirstLink(up: false)
+        other.waitUntil("the second is alone", seconds: 20) { lastBar().hasSuffix("link: 0 peers") }
+        let barsAlone = other.lines.filter { $0.hasPrefix("bar ") }.count
+        other.waitUntil("the second plays on at 100") {
+            other.lines.filter { $0.hasPrefix("bar ") }.count >= barsAlone + 2 && lastBar().contains("100 bpm")
+        }
+        try pane.waitUntil("the first is alone", seconds: 20) { try pane.capture().contains("link: 0 peers") }
+        // A tempo of its own while apart moves only itself.
+        for _ in 0..<5 { try pane.send("Up") }
+        do {
+            try pane.waitUntil("the first at 105") { try pane.capture().contains("105 bpm") }
+        } catch {
+            Issue.record("the first never reached 105: \((try? pane.capture()) ?? "")")
+            throw error
+        }
+        let barsApart = other.lines.filter { $0.hasPrefix("bar ") }.count
+        other.waitUntil("the second still at 100") { other.lines.filter { $0.hasPrefix("bar ") }.count >= barsApart + 1 }
+        #expect(lastBar().contains("100 bpm"), "\(lastBar())")
+
+        // The cable back: one session, one tempo.
+        try network.setFirstLink(up: true)
+        other.waitUntil("the second finds the first again", seconds: 20) { lastBar().hasSuffix("link: 1 peer") }
+        try pane.waitUntil("the first finds the second again", seconds: 20) { try pane.capture().contains("link: 1 peer") }
+        let tempo = #/(\d+(?:\.\d+)?) bpm/#
+        #expect(eventually(10) {
+            guard let screen = try? pane.capture(), let mine = screen.firstMatch(of: tempo), let theirs = lastBar().firstMatch(of: tempo) else { return false }
+            return mine.1 == theirs.1
+        }, "first: \((try? pane.capture()) ?? ""), second: \(lastBar())")
+    }
 }

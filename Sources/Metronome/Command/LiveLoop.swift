@@ -57,7 +57,7 @@ final class LiveLoop {
             let now = clock.now()
             // A frame when one is due; a key or a signal in between wakes the loop without moving the frames.
             if now >= view.nextWake {
-                collectPassages()
+                collectPassages(at: now)
                 collectClicks()
                 if let link = playback.link { view.link(peers: link.session.peers) }
                 let frame = view.frame(at: now, sample: playback.position.snapshot(), underruns: playback.underruns)
@@ -151,11 +151,11 @@ final class LiveLoop {
     }
 
     /// New passages from the audio thread for the view; the trace notes each new grid at its first click.
-    private func collectPassages() {
+    private func collectPassages(at now: MonotonicInstant) {
         var passages: [Passage] = []
         while let passage = passageLog.pop() { passages.append(passage) }
         guard !passages.isEmpty else { return }
-        for change in view.receive(passages: passages) { trace?.tempo(change.tempo, frame: change.frame) }
+        for change in view.receive(passages: passages, at: now) { trace?.tempo(change.tempo, frame: change.frame) }
     }
 
     private func collectClicks() {

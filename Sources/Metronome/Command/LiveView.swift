@@ -113,13 +113,17 @@ struct LiveView {
 
     /// New passages from the audio thread: the picture follows them. Returns
     /// each new grid (a new tempo, a tap, a resume) at its first click, for the trace.
-    mutating func receive(passages: [Passage]) -> [(tempo: Tempo, frame: Int64)] {
+    /// With Link, a passage made at a click carries the session's tempo as it
+    /// was then, which a key pressed since may already have moved: for a second
+    /// after a key (received `at`) the keys step from their own tempo.
+    mutating func receive(passages: [Passage], at now: MonotonicInstant = MonotonicInstant(nanoseconds: .max)) -> [(tempo: Tempo, frame: Int64)] {
         var changes: [(tempo: Tempo, frame: Int64)] = []
         if !passages.isEmpty { self.changes += 1 }
+        let keyRecent = linkPeers != nil && now < fullRateUntil
         for passage in passages {
             motion.history.append(passage)
-            // The tempo keys step from the tempo playing, which a plan moves.
-            if !passage.paused { controller.follow(passage.tempo) }
+            // The tempo keys step from the tempo playing, which a plan or a Link peer moves.
+            if !passage.paused, !keyRecent { controller.follow(passage.tempo) }
             if let frame = tempoChanges.firstFrame(ofChangeTo: passage) { changes.append((passage.tempo, frame)) }
         }
         return changes
