@@ -51,6 +51,13 @@ public final class LinkConductor: @unchecked Sendable {
         self.beatsPerBar.store(beatsPerBar, ordering: .relaxed)
     }
 
+    /// A shared start plays from the first downbeat at or after its time, as Link apps do.
+    static func firstDownbeat(of state: LinkSessionState, quantum: Int) -> Int64 {
+        let bars = state.beat(at: state.timeForIsPlaying, quantum: Double(quantum)) / Double(quantum)
+        guard bars.isFinite, abs(bars) < 0x1p50 else { return .min }
+        return Int64((bars - 1e-9).rounded(.up)) * Int64(quantum)
+    }
+
     /// The line the clicks follow: the fitted one, refitted every period,
     /// moves by a few microseconds each time as reports come and go; this one
     /// goes a sixteenth of the way to it each period (a third of a second at
@@ -145,12 +152,7 @@ public final class LinkConductor: @unchecked Sendable {
         let mapping = smoothed(fitted, at: start).delayed(byNanoseconds: latencyNanoseconds)
         let playing = !startStopSync || state.isPlaying
         let bar = quantum
-        // A shared start plays from the first downbeat at or after its time, as Link apps do.
-        var firstBeat = Int64.min
-        if startStopSync, playing {
-            let beat = state.beat(at: state.timeForIsPlaying, quantum: Double(bar)) / Double(bar)
-            if beat.isFinite, abs(beat) < 0x1p50 { firstBeat = Int64((beat - 1e-9).rounded(.up)) * Int64(bar) }
-        }
+        let firstBeat = startStopSync && playing ? Self.firstDownbeat(of: state, quantum: bar) : .min
         follower.clicks(inPeriodFrom: start, frames: count, mapping: mapping, timeline: state, quantum: bar) { click in
             guard playing, click.beat >= firstBeat else { return }
             body(click, tempo)

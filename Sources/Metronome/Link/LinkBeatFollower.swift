@@ -49,10 +49,18 @@ public struct LinkBeatFollower: Sendable {
                 played = click
             }
         }
-        LinkClickPlacement.clicks(inPeriodFrom: start, frames: count, mapping: mapping, timeline: timeline, quantum: quantum) { click in
-            if let previous = played, click.beat <= previous.beat { return }
-            body(click)
-            played = click
+        // Beat by beat, not through a closure: a debug build would box `played` on the heap.
+        if let (first, end) = LinkClickPlacement.candidates(inPeriodFrom: start, frames: count, mapping: mapping,
+                                                           timeline: timeline, quantum: quantum) {
+            var beat = first
+            while beat <= end {
+                defer { beat += 1 }
+                guard let click = LinkClickPlacement.click(beat, inPeriodFrom: start, frames: count, mapping: mapping,
+                                                           timeline: timeline, quantum: quantum) else { continue }
+                if let previous = played, click.beat <= previous.beat { continue }
+                body(click)
+                played = click
+            }
         }
         last = played
     }
