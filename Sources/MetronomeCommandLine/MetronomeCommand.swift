@@ -21,6 +21,7 @@ public struct MetronomeCommand: ParsableCommand {
               metronome --bpm 100 --polyrhythm 3:2 --gap 3:1
               metronome --bpm 80 --step 2/4 --until 120
               metronome --tempo-map song.txt --start-at chorus --loop
+              metronome --link --bpm 120
               metronome --tempo-map song.txt --output song.wav
               metronome --bpm 137 --output click.wav --duration 1h
               metronome --bpm 120 --output click.flac --bars 64 --rate 44100
