@@ -69,6 +69,9 @@ import Testing
         // A tempo key is the session's; the track takes its gain.
         #expect(rig.conductor.apply(.tempo(Tempo(bpm: 133)!, gain: 0.5)) == false)
         #expect(abs(rig.session.captureAudioState().tempo - 133) < 0.001)
+        // So is a tapped one (the session keeps its phase: a peer's beats do not move for a tap).
+        #expect(rig.conductor.apply(.tap(Tempo(bpm: 141)!, tapFrame: 300 * 256, gain: 0.5)) == false)
+        #expect(abs(rig.session.captureAudioState().tempo - 141) < 0.001)
         // Alone, a pause is the track's too (the picture stops) and silences the clicks.
         #expect(rig.conductor.apply(.pause) == false)
         _ = rig.clicks.drain()
