@@ -19,8 +19,8 @@ final class LinkBand {
 
     /// LinkHut with Link on at `bpm`, playing (or stopped, sharing start and
     /// stop), its session old enough to be the one joined.
-    init(bpm: Double, startStopSync: Bool = false) throws {
-        hut = try LinkHutPeer()
+    init(bpm: Double, startStopSync: Bool = false, namespace: String? = nil) throws {
+        hut = try LinkHutPeer(namespace: namespace)
         let home = hut.home
         try """
             pcm.metA {
@@ -67,10 +67,15 @@ final class LinkBand {
         try #require(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("recording"), "the recorder never connected")
     }
 
-    /// A metronome on `device` with `arguments` and the impulse sounds, its lines collected.
-    func metronome(device: String, _ arguments: [String]) throws -> PeerProcess {
-        try PeerProcess(metronomeBinary(), ["--device", device, "--beat-sound", sounds.beat, "--bell-sound", sounds.bell] + arguments,
-                        environment: hut.environment, name: "metronome on \(device)")
+    /// A metronome on `device` with `arguments` and the impulse sounds, its lines collected;
+    /// in network namespace `namespace`, if given.
+    func metronome(device: String, _ arguments: [String], namespace: String? = nil) throws -> PeerProcess {
+        let command = [metronomeBinary(), "--device", device, "--beat-sound", sounds.beat, "--bell-sound", sounds.bell] + arguments
+        if let namespace {
+            return try PeerProcess("/bin/ip", ["netns", "exec", namespace] + command, environment: hut.environment,
+                                   name: "metronome on \(device) in \(namespace)")
+        }
+        return try PeerProcess(command[0], Array(command.dropFirst()), environment: hut.environment, name: "metronome on \(device)")
     }
 
     /// Waits for the recorder to finish; returns the recording's channels.
