@@ -95,4 +95,21 @@ import Testing
         #expect(started.count >= 4)
         #expect(started.first?.sound == .bell && started.first?.beatInBar == 0, "\(started.first.map { "\($0)" } ?? "none")")
     }
+
+    /// Space turns the shared transport over whatever this metronome asked last:
+    /// after a peer stopped the session, the pause the keys send (they think it
+    /// plays) starts it again.
+    @Test func withStartAndStopSharedSpaceTurnsTheSessionsTransportOver() throws {
+        let rig = try Rig(startStopSync: true)
+        #expect(rig.conductor.apply(.resume) == true)
+        #expect(rig.session.captureAudioState().isPlaying)
+        // A peer stops it (one thread here: the audio pair may be called).
+        var state = rig.session.captureAudioState()
+        state.setIsPlaying(false, at: rig.session.now())
+        rig.session.commitAudioState(state)
+        #expect(rig.conductor.apply(.pause) == true)
+        #expect(rig.session.captureAudioState().isPlaying)
+        #expect(rig.conductor.apply(.resume) == true)
+        #expect(!rig.session.captureAudioState().isPlaying)
+    }
 }

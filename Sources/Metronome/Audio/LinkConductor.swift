@@ -116,26 +116,25 @@ public final class LinkConductor: @unchecked Sendable {
         case .beatsPerBar(let beats):
             if beats > 0 { beatsPerBar.store(beats, ordering: .relaxed) }
             return true
-        case .pause:
-            if startStopSync {
-                var state = session.captureAudioState()
+        case .pause where startStopSync, .resume where startStopSync:
+            // Space turns the session's transport over, whatever this metronome last asked:
+            // a peer may have started or stopped it since.
+            var state = session.captureAudioState()
+            if state.isPlaying {
                 state.setIsPlaying(false, at: session.now())
-                session.commitAudioState(state)
             } else {
-                locallyPaused = true
-            }
-            // Alone, the track pauses too: the picture stops with the clicks.
-            return startStopSync
-        case .resume:
-            if startStopSync {
-                var state = session.captureAudioState()
                 state.setIsPlaying(true, at: session.now(), requestingBeat: 0, quantum: Double(quantum))
-                session.commitAudioState(state)
-            } else {
-                locallyPaused = false
-                follower.reset()
             }
-            return startStopSync
+            session.commitAudioState(state)
+            return true
+        case .pause:
+            // Not shared: this metronome alone pauses, and its track too, so the picture stops with the clicks.
+            locallyPaused = true
+            return false
+        case .resume:
+            locallyPaused = false
+            follower.reset()
+            return false
         case .mute, .gain:
             return false
         }
