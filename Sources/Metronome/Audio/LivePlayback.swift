@@ -27,6 +27,8 @@ public final class LivePlayback: @unchecked Sendable {
     /// Practice commands from the main thread, applied before each block.
     private let commands = LockFreeQueue<PracticeCommand>(capacity: 256)
     private var thread: pthread_t?
+    /// The Ableton Link session that places the beats, if the run joined one (set before `start()`).
+    public var link: LinkConductor?
 
     /// A stop that fades ends here; for a `--duration` track, at its last frame.
     private var stopFrame: Int64
@@ -133,13 +135,20 @@ public final class LivePlayback: @unchecked Sendable {
                 // A stop fades out at once, also before the end of a `--duration` track.
                 stopFrame = min(stopFrame, track.position + fadeFrames)
             }
-            while let command = commands.pop() { track.apply(command) }
+            while let command = commands.pop() {
+                if let link, link.apply(command) { continue }
+                track.apply(command)
+            }
             let blockStart = track.position
             var frames = period
             if resynchronising {
                 block.update(repeating: 0, count: period)
             } else {
-                frames = track.render(into: block, count: period)
+                if let link {
+                    frames = track.render(into: block, count: period, following: link)
+                } else {
+                    frames = track.render(into: block, count: period)
+                }
                 if frames == 0 { break }
                 frames = applyFade(from: blockStart, frames: frames)
             }
@@ -172,6 +181,8 @@ public final class LivePlayback: @unchecked Sendable {
                     let gap = max(0, FrameTime.frames(inNanoseconds: now.nanoseconds - dry, at: rate))
                     // This block was never played: resume where real time is now.
                     track.skip(to: blockStart + gap)
+                    // The frames moved against time: Link's line is fitted again.
+                    link?.restart()
                     stallWatch.restart(after: track.position)
                 }
                 anchor = nil
@@ -214,6 +225,8 @@ public final class LivePlayback: @unchecked Sendable {
                 // the track's frame D + lineBefore − line is due: the next one written.
                 resynchronising = false
                 track.skip(to: restartWritten + lineBefore - restarted.line)
+                // The frames moved against time: Link's line is fitted again.
+                link?.restart()
                 stallWatch.restart(after: track.position)
                 anchor = nil
                 if track.position >= stopFrame { break }
@@ -222,6 +235,7 @@ public final class LivePlayback: @unchecked Sendable {
             let written = track.position
             let heard = written - status.delay
             position.publish(heard: heard, at: stamp, written: written)
+            link?.observe(heard: heard, at: stamp)
             let taken = written - status.queued
             consumption.observe(taken: taken, at: stamp)
             if let lost = stallWatch.observe(taken: taken, at: stamp) {
@@ -231,6 +245,8 @@ public final class LivePlayback: @unchecked Sendable {
                 underrunCount.add(1, ordering: .relaxed)
                 let takenBack = sink.rewind(upTo: lost)
                 track.skip(to: written - takenBack + lost)
+                // The frames moved against time: Link's line is fitted again.
+                link?.restart()
                 lastDelay -= takenBack
                 anchor = nil
                 if track.position >= stopFrame { break }
