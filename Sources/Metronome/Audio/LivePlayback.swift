@@ -103,6 +103,9 @@ public final class LivePlayback: @unchecked Sendable {
     /// its delay report, which the pulse plugin gets wrong by tens of
     /// milliseconds. Without a line yet (an underrun at start-up) the gap is
     /// measured from when the queue ran dry to the recovery.
+    /// Reads of a stream whose delay report wanders over which its server's latency is averaged, then held (a second at 1024-frame periods).
+    static let readsForServerLatency: Int64 = 48
+
     public func run() {
         defer { finishedFlag.store(true, ordering: .releasing) }
         let period = sink.periodFrames
@@ -127,6 +130,11 @@ public final class LivePlayback: @unchecked Sendable {
         var lineBefore: Int64 = 0
         var restartWritten: Int64 = 0
         var restarted = ConsumptionLine(rate: sink.rate)
+        // Where the delay report wanders (the pulse plugin), the frame heard is the frames
+        // taken less the server's latency beyond the buffer, held at its mean over the
+        // first reads of each stream: the sound does not move, so neither does the picture.
+        let wanders = sink.delayReportWanders
+        var beyondSum: Int64 = 0, beyondReads: Int64 = 0
 
         while true {
             if stopRequested.load(ordering: .acquiring) {
@@ -224,6 +232,8 @@ public final class LivePlayback: @unchecked Sendable {
                 // The restarted stream takes its frame D at (D − line)/rate, when
                 // the track's frame D + lineBefore − line is due: the next one written.
                 resynchronising = false
+                beyondSum = 0
+                beyondReads = 0
                 track.skip(to: restartWritten + lineBefore - restarted.line)
                 // The frames moved against time: Link's line is fitted again.
                 link?.restart()
@@ -233,10 +243,14 @@ public final class LivePlayback: @unchecked Sendable {
                 continue
             }
             let written = track.position
-            let heard = written - status.delay
+            let taken = written - status.queued
+            if wanders, beyondReads < Self.readsForServerLatency {
+                beyondSum += status.delay - status.queued
+                beyondReads += 1
+            }
+            let heard = wanders ? taken - beyondSum / beyondReads : written - status.delay
             position.publish(heard: heard, at: stamp, written: written)
             link?.observe(heard: heard, at: stamp)
-            let taken = written - status.queued
             consumption.observe(taken: taken, at: stamp)
             if let lost = stallWatch.observe(taken: taken, at: stamp) {
                 // The device stopped with us and lost time without an underrun

@@ -31,6 +31,9 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
     /// Whether the writer should ask for real-time priority: on a card, and in
     /// front of a server that runs its own threads in real time (`SoundServer`).
     public var wantsRealTimeWriter: Bool { soundServer.map(\.wantsRealTimeWriter) ?? true }
+    /// The pulse plugin's delay report wanders (into pipewire-pulse, from the buffer plus 5 frames
+    /// to plus 2200 and back over 40 s of exact sound); what it has taken does not.
+    public var delayReportWanders: Bool { soundServer == .pulse }
     /// Whether `rewind` can take back queued frames. Not through ALSA's pulse
     /// plugin: it hands every write to the server at once, and rewinding only
     /// moves its own count, which then disagrees with the server's; the next
