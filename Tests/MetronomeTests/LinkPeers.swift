@@ -170,6 +170,11 @@ final class LinkHutPeer {
         }
     }
 
+    /// Whether its JACK server (not real-time here) reported an xrun: a loaded machine, not the metronome.
+    var serverHadXrun: Bool {
+        ((try? String(contentsOfFile: home.file("jackd.log"), encoding: .utf8)) ?? "").lowercased().contains("xrun")
+    }
+
     deinit {
         hut.stop(sending: "q")
         server.terminate()

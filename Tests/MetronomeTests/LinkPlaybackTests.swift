@@ -230,48 +230,54 @@ extension LinkPeerTests {
     /// are one session at one tempo, in phase again, with no interval shorter or
     /// longer than half a beat from its neighbours' (no click doubled, none
     /// skipped, no jump beyond the phase it has to make up), and its clicks
-    /// are within 3 ms of LinkHut's again, bells on its downbeats.
+    /// are within 3 ms of LinkHut's again, bells on its downbeats. A run whose
+    /// JACK server (not real-time here) reported an xrun is tried again, twice at
+    /// most, as the loopback tests do: the last try must hold.
     @Test(.enabled(if: (LinkBand.isAvailable && NetworkNamespaces.isAvailable) || required))
     func aNetworkThatGoesAndComesBackLeavesTheMetronomePlayingAndBringsItBackInPhase() throws {
         try #require(LinkBand.isAvailable && NetworkNamespaces.isAvailable, "LinkHut, jackd2, libasound2-plugins, libjack-jackd2-dev, clang, ip and root are needed")
-        let network = try NetworkNamespaces()
-        let band = try LinkBand(bpm: 115, namespace: network.names.1)
-        try band.startRecording(seconds: 34)
-        let metronome = try band.metronome(device: "metA", ["--link", "--bpm", "90", "--duration", "32"], namespace: network.names.0)
-        defer { metronome.stop(sending: "") }
-        func lastBar() -> String { metronome.lines.last { $0.hasPrefix("bar ") } ?? "" }
-        metronome.waitUntil("the metronome plays with LinkHut") { lastBar().contains("115 bpm") && lastBar().hasSuffix("link: 1 peer") }
+        for attempt in 1...3 {
+            let network = try NetworkNamespaces()
+            let band = try LinkBand(bpm: 115, namespace: network.names.1)
+            try band.startRecording(seconds: 34)
+            let metronome = try band.metronome(device: "metA", ["--link", "--bpm", "90", "--duration", "32"], namespace: network.names.0)
+            defer { metronome.stop(sending: "") }
+            func lastBar() -> String { metronome.lines.last { $0.hasPrefix("bar ") } ?? "" }
+            metronome.waitUntil("the metronome plays with LinkHut") { lastBar().contains("115 bpm") && lastBar().hasSuffix("link: 1 peer") }
 
-        try network.setFirstLink(up: false)
-        metronome.waitUntil("the metronome is alone", seconds: 20) { lastBar().hasSuffix("link: 0 peers") }
-        band.hut.setTempo(118)
-        let apart = metronome.lines.count
-        metronome.waitUntil("two bars alone") { metronome.lines.count >= apart + 2 }
-        #expect(metronome.lines[apart...].allSatisfy { !$0.hasPrefix("bar ") || $0.contains("115 bpm") }, "\(metronome.lines[apart...])")
+            try network.setFirstLink(up: false)
+            metronome.waitUntil("the metronome is alone", seconds: 20) { lastBar().hasSuffix("link: 0 peers") }
+            band.hut.setTempo(118)
+            let apart = metronome.lines.count
+            metronome.waitUntil("two bars alone") { metronome.lines.count >= apart + 2 }
+            #expect(metronome.lines[apart...].allSatisfy { !$0.hasPrefix("bar ") || $0.contains("115 bpm") }, "\(metronome.lines[apart...])")
 
-        try network.setFirstLink(up: true)
-        // One session again, at one tempo (Link's rule decides whose: here the metronome's 115 or LinkHut's 118).
-        metronome.waitUntil("the metronome back with LinkHut, at one tempo", seconds: 20) {
-            guard let tempo = band.hut.status?.tempo else { return false }
-            return lastBar().contains(" \(Int(tempo)) bpm") && lastBar().hasSuffix("link: 1 peer")
-        }
-        let back = metronome.lines.count
-        metronome.waitUntil("three bars together again") { metronome.lines.count >= back + 3 }
-        let channels = try band.recording()
+            try network.setFirstLink(up: true)
+            // One session again, at one tempo (Link's rule decides whose: here the metronome's 115 or LinkHut's 118).
+            metronome.waitUntil("the metronome back with LinkHut, at one tempo", seconds: 20) {
+                guard let tempo = band.hut.status?.tempo else { return false }
+                return lastBar().contains(" \(Int(tempo)) bpm") && lastBar().hasSuffix("link: 1 peer")
+            }
+            let back = metronome.lines.count
+            metronome.waitUntil("three bars together again") { metronome.lines.count >= back + 3 }
+            let channels = try band.recording()
+            if band.hut.serverHadXrun, attempt < 3 { continue }  // the harness's server, not the metronome
 
-        let hut = LinkBand.hutClicks(channels[0]), ours = LinkBand.metronomeClicks(channels[1])
-        try #require(hut.count > 40 && ours.count > 40, "clicks: LinkHut \(hut.count), ours \(ours.count)")
-        let beat115 = 60 * 48_000 / 115.0
-        let intervals = zip(ours, ours.dropFirst()).map { Double($1.frame - $0.frame) }
-        #expect(intervals.allSatisfy { $0 > beat115 * 0.5 && $0 < beat115 * 1.5 }, "\(intervals)")
-        // At most one interval (the phase made up) off the tempi's by more than a millisecond.
-        let beat118 = 60 * 48_000 / 118.0
-        #expect(intervals.filter { abs($0 - beat115) > 48 && abs($0 - beat118) > 48 }.count <= 1, "\(intervals)")
-        // The last two bars: with LinkHut again.
-        let lastClicks = Array(ours.suffix(8))
-        for (index, match) in LinkBand.nearest(lastClicks.map(\.frame), in: hut.map(\.frame)).enumerated() {
-            #expect(abs(match.offset) <= Self.threeMilliseconds, "click at \(match.ours): \(match.offset) frames from LinkHut's")
-            #expect(lastClicks[index].bell == hut[match.theirs].downbeat, "click at \(match.ours): bell \(lastClicks[index].bell)")
+            let hut = LinkBand.hutClicks(channels[0]), ours = LinkBand.metronomeClicks(channels[1])
+            try #require(hut.count > 40 && ours.count > 40, "clicks: LinkHut \(hut.count), ours \(ours.count)")
+            let beat115 = 60 * 48_000 / 115.0
+            let intervals = zip(ours, ours.dropFirst()).map { Double($1.frame - $0.frame) }
+            #expect(intervals.allSatisfy { $0 > beat115 * 0.5 && $0 < beat115 * 1.5 }, "\(intervals)")
+            // At most one interval (the phase made up) off the tempi's by more than a millisecond.
+            let beat118 = 60 * 48_000 / 118.0
+            #expect(intervals.filter { abs($0 - beat115) > 48 && abs($0 - beat118) > 48 }.count <= 1, "\(intervals)")
+            // The last two bars: with LinkHut again.
+            let lastClicks = Array(ours.suffix(8))
+            for (index, match) in LinkBand.nearest(lastClicks.map(\.frame), in: hut.map(\.frame)).enumerated() {
+                #expect(abs(match.offset) <= Self.threeMilliseconds, "click at \(match.ours): \(match.offset) frames from LinkHut's")
+                #expect(lastClicks[index].bell == hut[match.theirs].downbeat, "click at \(match.ours): bell \(lastClicks[index].bell)")
+            }
+            return
         }
     }
 }
