@@ -201,7 +201,7 @@ struct LiveView {
         } else {
             result.lines = heardLines(upTo: shown)
         }
-        scheduleNext(after: now, sample: sample, underruns: underruns, lookAhead: picture && !result.draw)
+        scheduleNext(after: now, shown: shown, sample: sample, underruns: underruns, lookAhead: picture && !result.draw)
         return result
     }
 
@@ -226,8 +226,8 @@ struct LiveView {
     /// After the frame at `now`: the next frame of the grid, or the first later one whose picture differs.
     /// Looks ahead only after a frame that did not change (`lookAhead`): while the rod moves every
     /// frame, looking ahead would cost a picture a frame and save nothing.
-    private mutating func scheduleNext(after now: MonotonicInstant, sample: Sample, underruns: Int, lookAhead: Bool) {
-        guard picture else { return scheduleLines(after: now, sample: sample) }
+    private mutating func scheduleNext(after now: MonotonicInstant, shown: Int64, sample: Sample, underruns: Int, lookAhead: Bool) {
+        guard picture else { return scheduleLines(after: now, shown: shown) }
         var next = nextFrame.map { $0.nanoseconds + period } ?? now.nanoseconds + period
         if next <= now.nanoseconds { next = now.nanoseconds + period }  // fell behind: skip, do not race
         nextFrame = MonotonicInstant(nanoseconds: next)
@@ -256,8 +256,7 @@ struct LiveView {
     /// Without a picture: wakes when the next click is heard, so its line is printed then (not up to
     /// a frame late), or after `longestSleep` at most, to take the clicks and passages the audio
     /// thread logged since and to see the end: a few wakes a second, not twenty.
-    private mutating func scheduleLines(after now: MonotonicInstant, sample: Sample) {
-        let shown = heardClock.heardFrame(at: now, sample: sample) - visualOffsetFrames
+    private mutating func scheduleLines(after now: MonotonicInstant, shown: Int64) {
         var wake = now.nanoseconds + Self.longestSleep
         let passage = motion.history.passage(atFrame: shown)
         if !passage.paused, let heard = heardClock.instant(whenHeard: passage.frame(ofClick: passage.firstClick(atOrAfter: shown + 1)) + visualOffsetFrames) {
