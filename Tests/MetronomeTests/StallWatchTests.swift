@@ -73,4 +73,35 @@ import Testing
         watch.restart(after: 100 * cycle)
         #expect(lostFrames(reads(cycles: 100..<300, stallAt: 100, lost: 24_000), watch: &watch).isEmpty)
     }
+
+    // A PipeWire graph through its ALSA plugin: one read a 1024-frame quantum,
+    // just after the graph took it, a buffer of four quanta.
+
+    @Test func aServerGraphThatMissesACycleLosesAQuantum() {
+        // The graph missed one cycle: the stream is taken a quantum later from
+        // then on (measured: PipeWire stopped 30 ms). Half the buffer, the card's
+        // threshold, would never see it.
+        var card = StallWatch(rate: rate, bufferFrames: 4096)
+        #expect(lostFrames(reads(cycles: 1..<400, stallAt: 200, lost: cycle), watch: &card).isEmpty)
+        var server = StallWatch(rate: rate, quantum: 1024, bufferFrames: 4096)
+        #expect(server.threshold == 512 && server.settling == 4096)
+        let lost = lostFrames(reads(cycles: 1..<400, stallAt: 200, lost: cycle), watch: &server)
+        #expect(lost.count == 1 && abs((lost.first ?? 0) - cycle) <= 7, "\(lost)")
+    }
+
+    @Test func aWriterLateForSeveralReadsIsNoServerStall() {
+        // A loaded machine wakes the writer 15 ms late three reads in a row (each
+        // more than half a quantum below the line); the reads after are on it again.
+        var watch = StallWatch(rate: rate, quantum: 1024, bufferFrames: 4096)
+        #expect(lostFrames(reads(cycles: 1..<400) { (150..<153).contains($0) ? 720 : $0 % 7 }, watch: &watch).isEmpty)
+        // With the card's settling (the threshold, a read later) the same reads would count as a stall.
+        var hasty = StallWatch(rate: rate, bufferFrames: 1024)
+        #expect(!lostFrames(reads(cycles: 1..<400) { (150..<153).contains($0) ? 720 : $0 % 7 }, watch: &hasty).isEmpty)
+    }
+
+    @Test func aServerClockThatDriftsIsNoStallInAnHour() {
+        var watch = StallWatch(rate: rate, quantum: 1024, bufferFrames: 4096)
+        let hour = 3_600 * 48_000 / cycle
+        #expect(lostFrames(reads(cycles: 1..<hour) { $0 * cycle / 5_000 + $0 % 5 }, watch: &watch).isEmpty)
+    }
 }

@@ -13,7 +13,8 @@
  * early by a whole quantum. The twin of jack_stamped_rec.c.
  *
  * Prints "recording" on stdout once the stream is linked and running, and on
- * stderr at the end "lost N frames in M gaps" (the cycles it missed).
+ * stderr at the end a line "gap at frame F: N frames" for each of the first 64
+ * cycles it missed, then "lost N frames in M gaps".
  * Built by the tests and scripts/pipewire.sh with the Swift toolchain's clang.
  */
 #include <pipewire/pipewire.h>
@@ -38,6 +39,9 @@ static atomic_uint_fast64_t end_of_recording;
 static atomic_uint_fast64_t lost_frames;
 static atomic_uint_fast64_t gaps;
 static uint64_t expected_tick;
+/* Where the first gaps were (in the recording's frames) and how long: printed at the end. */
+#define GAPS_KEPT 64
+static uint64_t gap_at[GAPS_KEPT], gap_frames[GAPS_KEPT];
 
 /* The data thread: no allocation, no I/O, only copies into the preallocated recording. */
 static void on_process(void *data) {
@@ -56,8 +60,12 @@ static void on_process(void *data) {
                 expected_tick = time.ticks;
             }
             if (time.ticks > expected_tick) {
+                uint64_t gap = atomic_fetch_add(&gaps, 1);
+                if (gap < GAPS_KEPT) {
+                    gap_at[gap] = expected_tick - first_tick;
+                    gap_frames[gap] = time.ticks - expected_tick;
+                }
                 atomic_fetch_add(&lost_frames, time.ticks - expected_tick);
-                atomic_fetch_add(&gaps, 1);
             }
             expected_tick = time.ticks + frames;
             uint64_t at = time.ticks - first_tick;
@@ -132,6 +140,9 @@ int main(int argc, char **argv) {
     sf_count_t frames = (sf_count_t)atomic_load(&end_of_recording);
     if (sf_writef_float(file, recording, frames) != frames) { fprintf(stderr, "pw_stamped_rec: %s\n", sf_strerror(file)); return 74; }
     sf_close(file);
+    uint64_t kept = atomic_load(&gaps) < GAPS_KEPT ? atomic_load(&gaps) : GAPS_KEPT;
+    for (uint64_t gap = 0; gap < kept; gap++)
+        fprintf(stderr, "gap at frame %llu: %llu frames\n", (unsigned long long)gap_at[gap], (unsigned long long)gap_frames[gap]);
     fprintf(stderr, "lost %llu frames in %llu gaps\n",
             (unsigned long long)atomic_load(&lost_frames), (unsigned long long)atomic_load(&gaps));
     pw_main_loop_destroy(loop);

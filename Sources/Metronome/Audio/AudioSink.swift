@@ -36,6 +36,12 @@ public protocol AudioSink: AnyObject {
     /// found from the frames taken instead, less a steady server latency.
     var delayReportWanders: Bool { get }
 
+    /// Frames a sound server's graph moves at a time, when the device stands for
+    /// one whose graph may skip cycles without an underrun reaching us
+    /// (PipeWire, and pulse served by it); nil for a card or JACK. `StallWatch`
+    /// counts half of it as lost time.
+    var quantumFrames: Int? { get }
+
     /// Blocks until every written frame has been played.
     func drain()
 }
@@ -96,4 +102,5 @@ public final class SilentSink: AudioSink {
 
 public extension AudioSink {
     var delayReportWanders: Bool { false }
+    var quantumFrames: Int? { nil }
 }

@@ -8,8 +8,8 @@ import Synchronization
 /// does no I/O but the sink's. The beat grid follows real time: after an
 /// underrun the track skips ahead by the time the device was silent, so late
 /// clicks are dropped rather than played late; a device that stopped with
-/// the process and lost time without saying so (see `StallWatch`) is
-/// treated the same way. A sink that accepts frames faster than real time
+/// the process, or a server whose graph skipped cycles, and lost time
+/// without saying so (see `StallWatch`) is treated the same way. A sink that accepts frames faster than real time
 /// (no device, ALSA `null`) is paced by the clock.
 public final class LivePlayback: @unchecked Sendable {
     public let track: ClickTrack
@@ -118,7 +118,11 @@ public final class LivePlayback: @unchecked Sendable {
         // One that took longer than the buffer lasts: the process was stopped (or starved) and the device ran dry.
         let bufferNanoseconds = FrameTime.nanoseconds(inFrames: Int64(sink.bufferFrames), at: rate)
         var lastBlockedFrame = Int64.min / 2
-        var stallWatch = StallWatch(rate: sink.rate, bufferFrames: sink.bufferFrames)
+        var stallWatch = if let quantum = sink.quantumFrames {
+            StallWatch(rate: sink.rate, quantum: quantum, bufferFrames: sink.bufferFrames)
+        } else {
+            StallWatch(rate: sink.rate, bufferFrames: sink.bufferFrames)
+        }
         // Underruns in a row with no write taken between them: a device whose
         // server is gone (ALSA's pipewire plugin) recovers, then underruns again at once.
         var refusals = 0

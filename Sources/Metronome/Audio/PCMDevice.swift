@@ -34,6 +34,11 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
     /// The pulse plugin's delay report wanders (into pipewire-pulse, from the buffer plus 5 frames
     /// to plus 2200 and back over 40 s of exact sound); what it has taken does not.
     public var delayReportWanders: Bool { soundServer == .pulse }
+    /// PipeWire's graph, behind the pipewire and pulse plugins, moves a quantum
+    /// a cycle; the period granted is asked at the quantum (`DeviceLatency`), so
+    /// it stands for it. A graph serving a client that asked for less moves
+    /// smaller quanta, and a cycle lost there is lost by less than this watches for.
+    public var quantumFrames: Int? { soundServer == .pipewire || soundServer == .pulse ? periodFrames : nil }
     /// Whether `rewind` can take back queued frames. Not through ALSA's pulse
     /// plugin: it hands every write to the server at once, and rewinding only
     /// moves its own count, which then disagrees with the server's; the next

@@ -15,13 +15,23 @@
 /// late relative to the device's own updates only lies below it). The line
 /// is the highest such offset over the last one to two seconds (so the two
 /// clocks' drift never adds up). A read that falls more than `threshold`
-/// below the line is a suspected stall; the first read at least `threshold`
+/// below the line is a suspected stall; the first read at least `settling`
 /// frames of time later settles it: if the best offset since is still more
 /// than `threshold` below the line, the device lost time. How much is the
 /// best of the last two offsets before the stall less the best one since:
 /// a few reads against a few, so that, unlike the line (the best of a
 /// second or two of reads), neither side reads closer to the device than the
 /// other and many stalls do not add up an error.
+///
+/// A sound server whose graph moves audio a quantum at a time (PipeWire,
+/// and pulse served by it) loses time the same way when its own graph skips
+/// cycles: stopped or starved for a few quanta, it resumes on the clock and
+/// takes our stream's next quantum a cycle or more later, with no underrun
+/// reaching us (measured: PipeWire stopped for 30 ms left every later click
+/// 1024 frames late). The engine writes as soon as a quantum is taken, so its
+/// reads sit at the top of the quanta's staircase: such a watch counts half
+/// a quantum as lost time and settles a suspicion only after a whole buffer
+/// of time, so a thread that woke late a few times in a row is not a stall.
 ///
 /// The watch takes frames of the track (the engine's timeline), so once the
 /// engine has skipped the lost frames they are back on the line. It reads
@@ -35,6 +45,9 @@ public struct StallWatch: Sendable {
     /// period at a time reads up to a period low; a whole buffer late, it
     /// would have underrun instead.
     public let threshold: Int64
+    /// How long, in frames of time, a read below the line is watched before
+    /// it is settled: the threshold, or a server's whole buffer.
+    public let settling: Int64
 
     // Plain integers and flags, no optionals of tuples: the audio thread runs
     // this, and a debug build would allocate type metadata for those on first use.
@@ -60,6 +73,15 @@ public struct StallWatch: Sendable {
     public init(rate: SampleRate, bufferFrames: Int) {
         self.rate = rate.framesPerSecond
         threshold = max(Int64(bufferFrames) / 2, rate.framesPerSecond / 100)
+        settling = threshold
+    }
+
+    /// The watch on a sound server's graph that moves audio `quantum` frames at
+    /// a time: half a quantum lost counts (at least 10 ms), settled over `bufferFrames`.
+    public init(rate: SampleRate, quantum: Int, bufferFrames: Int) {
+        self.rate = rate.framesPerSecond
+        threshold = max(Int64(quantum) / 2, rate.framesPerSecond / 100)
+        settling = max(threshold, Int64(bufferFrames))
     }
 
     /// Forgets the line, as after an underrun the engine already handled;
@@ -83,7 +105,7 @@ public struct StallWatch: Sendable {
 
         if suspecting {
             suspectedBest = max(suspectedBest, offset)
-            guard frames(inNanoseconds: time - suspectedAt) >= threshold else { return nil }
+            guard frames(inNanoseconds: time - suspectedAt) >= settling else { return nil }
             suspecting = false
             // The engine skips the lost frames, which puts the frames taken
             // back on the line: it stays as it was.
