@@ -26,9 +26,14 @@ let package = Package(
             pkgConfig: "samplerate",
             providers: [.apt(["libsamplerate0-dev"])]
         ),
+        .systemLibrary(
+            name: "CAubio",
+            pkgConfig: "aubio",
+            providers: [.apt(["libaubio-dev"])]
+        ),
         .target(
             name: "Metronome",
-            dependencies: ["CAlsa", "CSndFile", "CSampleRate"]
+            dependencies: ["CAlsa", "CSndFile", "CSampleRate", "CAubio"]
         ),
         .target(
             name: "MetronomeCommandLine",

@@ -1,0 +1,84 @@
+import Foundation
+@testable import Metronome
+import Testing
+
+/// Synthetic percussive hits at known frames: a burst of noise rising over 0.5 ms and decaying over 15 ms.
+struct SyntheticHits {
+    let rate: SampleRate
+    let frames: [Int64]
+    let length: Int
+
+    /// Hits a beat apart at `bpm`, each moved by an offset from `offsets` in turn (frames, early negative).
+    init(rate: SampleRate = .standard, count: Int, bpm: Int64 = 120, offsets: [Int64]) {
+        self.rate = rate
+        let beat = rate.framesPerSecond * 60 / bpm
+        frames = (0..<count).map { index in beat * Int64(index + 1) + offsets[index % offsets.count] }
+        length = Int(beat * Int64(count + 2))
+    }
+
+    /// The mono signal, hits at `gain` over `floor` of noise; deterministic (a fixed linear congruential generator).
+    func signal(gain: Float = 0.5, floor: Float = 0.0005) -> [Float] {
+        var state: UInt32 = 12_345
+        func noise() -> Float {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return Float(Int32(bitPattern: state)) / Float(Int32.max)
+        }
+        var samples = (0..<length).map { _ in floor * noise() }
+        let decay = Float(rate.framesPerSecond) * 0.015
+        let attack = Float(rate.framesPerSecond) * 0.0005
+        for start in frames {
+            for index in 0..<Int(rate.framesPerSecond / 20) where Int(start) + index < length {
+                let rise = min(1, Float(index) / attack)
+                samples[Int(start) + index] += gain * rise * noise() * expf(-Float(index) / decay)
+            }
+        }
+        return samples
+    }
+}
+
+/// Every onset `detector` finds in `signal`, fed a hop at a time.
+func detectOnsets(_ signal: [Float], with detector: OnsetDetector) -> [Int64] {
+    var found: [Int64] = []
+    signal.withUnsafeBufferPointer { buffer in
+        var start = 0
+        while start + OnsetDetector.hop <= buffer.count {
+            if let onset = detector.feed(buffer.baseAddress! + start) { found.append(onset) }
+            start += OnsetDetector.hop
+        }
+    }
+    return found
+}
+
+@Suite struct OnsetDetectorTests {
+    @Test func theDetectorIsKLOnA256FrameWindowWithA64FrameHop() throws {
+        let detector = try #require(OnsetDetector(rate: .standard))
+        #expect(OnsetDetector.method == "kl" && OnsetDetector.window == 256 && OnsetDetector.hop == 64)
+        // aubio's own delay, 4.3 hops, known before anything is fed.
+        #expect(detector.delayFrames == 275)
+    }
+
+    /// At 48 kHz. Not yet at 44.1 or 96 kHz, nor for every hit shape: aubio's peak picking
+    /// missed 11 and 15 of these 64 hits there, and 3 to 30 of 64 at 48 kHz for hits rising
+    /// at once or over 1 or 2 ms, or decaying over 4 or 50 ms (not yet fit for `--inspect`).
+    @Test func everyHitIsFoundWithinAMillisecondOfWhereItWasPlayed() throws {
+        let rate = SampleRate.standard
+        // Early and late, by up to 35 ms, and off the hop grid.
+        let millisecond = rate.framesPerSecond / 1_000
+        let hits = SyntheticHits(rate: rate, count: 64, offsets: [0, -35 * millisecond, 17, 12 * millisecond + 5, -3 * millisecond - 31, 35 * millisecond])
+        let detector = try #require(OnsetDetector(rate: rate))
+        let found = detectOnsets(hits.signal(), with: detector)
+        try #require(found.count == hits.frames.count, "\(found.count) onsets for \(hits.frames.count) hits")
+        let errors = zip(found, hits.frames).map { Double($0 - $1) * 1_000 / Double(rate.framesPerSecond) }
+        let mean = errors.reduce(0, +) / Double(errors.count)
+        #expect(abs(mean) < 0.5, "mean \(mean) ms")
+        for (index, error) in errors.enumerated() {
+            #expect(abs(error) <= 1, "hit \(index): \(error) ms")
+        }
+    }
+
+    @Test func silenceHasNoOnsets() throws {
+        let detector = try #require(OnsetDetector(rate: .standard))
+        #expect(detectOnsets([Float](repeating: 0, count: 48_000), with: detector).isEmpty)
+        #expect(detector.framesFed == 48_000)
+    }
+}
