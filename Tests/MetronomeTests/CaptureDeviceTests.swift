@@ -65,27 +65,43 @@ private func collect(_ capture: LiveCapture, frames: Int64) -> [CapturedChunk] {
 /// The real ALSA capture path: the jack plugin's `capture_ports` on
 /// `jack_thru`'s output, fed by a `PCMDevice` on its input, in this process.
 @Suite(.serialized) struct CaptureLoopbackTests {
-    @Test(.enabled(if: JackLoopback.isInstalled || RealTimeLoopbackTests.required))
-    func whatIsPlayedIsCapturedOnTheExactFramesWithStampsInRealTime() throws {
-        try #require(JackLoopback.isInstalled, "jackd2 and libasound2-plugins are needed: run scripts/setup --test")
-        let loopback = try JackLoopback()
-        let configuration = loopback.home.file("inspector.conf")
-        try """
-            pcm.inspectorOut {
-                type jack
-                playback_ports { 0 jack_thru:input_1 }
-            }
-            pcm.inspectorIn {
-                type jack
-                capture_ports { 0 jack_thru:output_1 }
-            }
-            """.write(toFile: configuration, atomically: true, encoding: .utf8)
-        // The jack plugin finds its server and ALSA its devices through the environment;
-        // no other test opens a JACK device in this process.
-        setenv("JACK_DEFAULT_SERVER", loopback.server, 1)
+    /// ALSA devices on the JACK server `server`, for this process: `inspectorOut` and
+    /// `inspectorIn` on jack_thru, `drummerOut` and `drummerIn` on the drummer's ports. One file
+    /// for the whole run: alsa-lib keeps its configuration once read, and a changed path fails to open.
+    static func useTestDevices(server: String) {
+        setenv("JACK_DEFAULT_SERVER", server, 1)
         setenv("JACK_NO_AUDIO_RESERVATION", "1", 1)
         setenv("ALSA_CONFIG_PATH", "/usr/share/alsa/alsa.conf:\(configuration)", 1)
-        defer { unsetenv("ALSA_CONFIG_PATH") }
+    }
+
+    static let configuration: String = {
+        let path = NSTemporaryDirectory() + "metronome-capture-devices-\(getpid()).conf"
+        try? """
+            pcm.inspectorOut { type jack
+                playback_ports { 0 jack_thru:input_1 } }
+            pcm.inspectorIn { type jack
+                capture_ports { 0 jack_thru:output_1 } }
+            pcm.drummerOut { type jack
+                playback_ports { 0 jack_drummer:clicks } }
+            pcm.drummerIn { type jack
+                capture_ports { 0 jack_drummer:hits } }
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }()
+
+    /// One JACK server for both checks: libjack serves one server a process (its shared memory
+    /// registry is named after the first), so a second server in this process cannot be reached.
+    @Test(.enabled(if: (JackLoopback.isInstalled && JackLoopback.canBuildRecorder) || RealTimeLoopbackTests.required))
+    func captureThroughTheJackPlugin() throws {
+        try #require(JackLoopback.isInstalled && JackLoopback.canBuildRecorder,
+                     "jackd2, libasound2-plugins, JACK's headers and clang are needed: run scripts/setup --test")
+        let loopback = try JackLoopback()
+        Self.useTestDevices(server: loopback.server)
+        try whatIsPlayedIsCapturedOnTheExactFramesWithStampsInRealTime(loopback)
+        try everyHitHeardIsMatchedToItsClickWithinAMillisecond(loopback)
+    }
+
+    func whatIsPlayedIsCapturedOnTheExactFramesWithStampsInRealTime(_ loopback: JackLoopback) throws {
 
         let rate = SampleRate.standard
         let input = try CaptureDevice(name: "inspectorIn", rate: rate, periodFrames: 1024, bufferFrames: 4096)
