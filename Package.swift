@@ -31,9 +31,16 @@ let package = Package(
             pkgConfig: "aubio",
             providers: [.apt(["libaubio-dev"])]
         ),
+        // Ableton Link (Debian's ableton-link-dev, header-only, in /usr/include/ableton)
+        // behind a C API: one C++ file, so Link and asio compile once.
+        .target(
+            name: "CLink",
+            cxxSettings: [.define("LINK_PLATFORM_LINUX", to: "1")],
+            linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("atomic")]
+        ),
         .target(
             name: "Metronome",
-            dependencies: ["CAlsa", "CSndFile", "CSampleRate", "CAubio"]
+            dependencies: ["CAlsa", "CSndFile", "CSampleRate", "CLink", "CAubio"]
         ),
         .target(
             name: "MetronomeCommandLine",
@@ -54,6 +61,12 @@ let package = Package(
             name: "make-sounds",
             dependencies: ["Metronome"]
         ),
+        // A Link peer for the tests to run in other network namespaces.
+        .executableTarget(
+            name: "link-peer",
+            dependencies: ["Metronome"],
+            path: "Tests/Tools/link-peer"
+        ),
         .target(
             name: "CAllocationCounter",
             path: "Tests/CAllocationCounter"
@@ -65,5 +78,6 @@ let package = Package(
             exclude: ["Snapshots"]
         ),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
 )

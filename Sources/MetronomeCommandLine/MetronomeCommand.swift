@@ -21,6 +21,7 @@ public struct MetronomeCommand: ParsableCommand {
               metronome --bpm 100 --polyrhythm 3:2 --gap 3:1
               metronome --bpm 80 --step 2/4 --until 120
               metronome --tempo-map song.txt --start-at chorus --loop
+              metronome --link --bpm 120
               metronome --tempo-map song.txt --output song.wav
               metronome --tempo-map song.txt --output song.mid
               metronome --tempo-map daw-export.mid --start-at Chorus
@@ -56,6 +57,9 @@ public struct MetronomeCommand: ParsableCommand {
 
     @OptionGroup(title: "Picture")
     var picture: PictureOptions
+
+    @OptionGroup(title: "Playing with others")
+    var link: LinkOptions
 
     @Flag(name: .long, help: "When stdout is not a terminal, print a line per click instead of per bar.")
     var verbose = false
@@ -176,6 +180,7 @@ public struct MetronomeCommand: ParsableCommand {
                                               inputs: [("--tempo-map", practice.tempoMap), ("--setlist", setlist.setlist), ("--beat-sound", sound.beatSound),
                                                        ("--bell-sound", sound.bellSound), ("--subdivision-sound", sound.subdivisionSound),
                                                        ("--polyrhythm-sound", sound.polyrhythmSound)])
+        settings.link = try link.settings(practice: practice, output: output, setlist: setlist)
         if verbose && quiet { throw MetronomeError.usage("--verbose and --quiet contradict each other: give one") }
         settings.verbosity = verbose ? .verbose : quiet ? .quiet : .normal
         return settings

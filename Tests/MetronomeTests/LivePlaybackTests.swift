@@ -75,6 +75,24 @@ import Testing
         #expect(clicks.last! >= schedule.firstClick(atOrAfter: 5 * 48_000))
     }
 
+    /// The pulse plugin's delay report wanders while the sound does not move: the
+    /// frame published as heard (what the picture follows) comes from the frames
+    /// taken, so after 4 s of a report growing wrong by 400 frames a second it is
+    /// still within the first second's share of the error (a mean of about 200
+    /// frames), not 1600 frames behind as the report would put it.
+    @Test func aWanderingDelayReportDoesNotMoveTheHeardFrame() throws {
+        let clock = ManualClock()
+        let device = SimulatedDevice(rate: rate, clock: clock, periodFrames: 1024, bufferFrames: 4096)
+        device.delayDriftPerSecond = 400
+        let track = try makeTrack("120", length: .playtime(Playtime(parsing: "4")))
+        let playback = LivePlayback(track: track, sink: device, clock: clock)
+        playback.run()
+        let sample = playback.position.snapshot()
+        let truth = device.played(at: sample.at)
+        #expect(truth > 3 * 48_000, "the last sample, near the end: \(sample)")
+        #expect(abs(sample.heard - truth) <= 400, "heard \(sample.heard), played \(truth)")
+    }
+
     /// ALSA's pulse plugin at times reports no underrun: its server, run dry
     /// while the process was stopped, waits for more and plays on late what
     /// was queued, which cannot be taken back. A write that blocked longer

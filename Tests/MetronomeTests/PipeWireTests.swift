@@ -101,7 +101,19 @@ import Testing
         #expect(clicks == clicks.sorted() && Set(clicks).count == clicks.count, "\(heard)")
         #expect(dropped.first == 5 && dropped.count <= 3 && dropped == Array(5..<5 + Int64(dropped.count)), "dropped \(dropped): \(heard)")
         for click in heard where click.click <= 4 { #expect(click.offset == 0, "\(click)") }
-        for click in heard where click.click > 5 { #expect(abs(click.offset) <= 48, "\(click)") }
+        // Every click after the stall on the original grid within 1 ms. Known intermittent through
+        // pulse (issue 15, open): once in a clean-clone CI run the first click after the gap came
+        // 3360 frames (70 ms) late, the rest on the grid; it did not recur in four runs alone.
+        let afterTheGap = heard.filter { $0.click > 5 }
+        if device == "pulse" {
+            withKnownIssue("through pulse a click just after the gap is at times heard late (issue 15)", isIntermittent: true) {
+                for click in afterTheGap { #expect(abs(click.offset) <= 48, "\(click)") }
+            }
+            // Never more than the first after the gap: every later click is on the grid.
+            for click in afterTheGap.dropFirst() { #expect(abs(click.offset) <= 48, "\(click)") }
+        } else {
+            for click in afterTheGap { #expect(abs(click.offset) <= 48, "\(click)") }
+        }
         for click in heard { #expect(click.bell == schedule.isBell(click: click.click), "\(click)") }
     }
 

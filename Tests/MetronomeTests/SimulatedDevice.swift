@@ -37,6 +37,7 @@ final class SimulatedDevice: AudioSink {
     /// as ALSA's pulse plugin's does into pipewire-pulse (about 400); what is
     /// queued stays exact.
     var delayDriftPerSecond: Int64 = 0
+    var delayReportWanders: Bool { delayDriftPerSecond != 0 }
 
     private(set) var recording: [Float] = []
     private(set) var writes = 0
@@ -52,7 +53,7 @@ final class SimulatedDevice: AudioSink {
         self.bufferFrames = bufferFrames
     }
 
-    private func played(at instant: MonotonicInstant) -> Int64 {
+    func played(at instant: MonotonicInstant) -> Int64 {
         guard let started else { return 0 }
         return (instant.nanoseconds - started.nanoseconds) * rate.framesPerSecond / 1_000_000_000
     }

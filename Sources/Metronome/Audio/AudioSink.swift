@@ -31,6 +31,11 @@ public protocol AudioSink: AnyObject {
     /// Drops everything queued and prepares the stream to start again.
     func restart() -> SinkError?
 
+    /// Whether the delay report wanders while the sound does not move (ALSA's
+    /// pulse plugin: by tens of milliseconds over seconds), so the frame heard is
+    /// found from the frames taken instead, less a steady server latency.
+    var delayReportWanders: Bool { get }
+
     /// Blocks until every written frame has been played.
     func drain()
 }
@@ -87,4 +92,8 @@ public final class SilentSink: AudioSink {
     public var takesBackQueuedFrames: Bool { true }
     public func restart() -> SinkError? { nil }
     public func drain() {}
+}
+
+public extension AudioSink {
+    var delayReportWanders: Bool { false }
 }

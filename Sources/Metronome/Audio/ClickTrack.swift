@@ -225,6 +225,53 @@ public final class ClickTrack: @unchecked Sendable {
         return produced
     }
 
+    /// Fills `output[0..<count]` as `render` does, but with the beats of an
+    /// Ableton Link session where the conductor places them, each on its
+    /// frame: the bell on the session's downbeat, the pattern's sound on the
+    /// other beats. The passage follows the clicks for the picture and the
+    /// keys: a new one when the tempo or the bar changes or the clicks move
+    /// more than a millisecond off its grid. Allocates nothing.
+    @discardableResult
+    public func render(into output: UnsafeMutablePointer<Float>, count: Int, following link: LinkConductor) -> Int {
+        output.update(repeating: 0, count: count)
+        let frames = endFrame.map { Int(max(0, min(Int64(count), $0 - position))) } ?? count
+        guard frames > 0 else { return 0 }
+        mixer.mix(into: output, count: frames)
+        link.clicks(inPeriodFrom: position, frames: Int64(frames)) { click, tempo in
+            startLinked(click, tempo: tempo, quantum: link.quantum, into: output, count: frames)
+        }
+        position += Int64(frames)
+        return frames
+    }
+
+    private func startLinked(_ click: LinkClick, tempo bpm: Double, quantum: Int, into output: UnsafeMutablePointer<Float>, count: Int) {
+        let beats = Int64(quantum)
+        let bar = click.beat >= 0 ? click.beat / beats : -((-click.beat + beats - 1) / beats)
+        let beatInBar = click.beat - bar * beats
+        let tempo = Tempo(clamping: Int64((bpm * 1_000).rounded()))
+        let tolerance = max(1, schedule.rate.framesPerSecond / 1_000)
+        let drift = passage.frame(ofClick: nextClick) - click.frame
+        if passage.paused || passage.tempo != tempo || passage.meter.beatsPerBar != quantum || drift > tolerance || drift < -tolerance
+            || passage.bar(ofClick: nextClick) != (bar, beatInBar) {
+            var next = passage
+            let meter = Meter(beatsPerBar: quantum, noteValue: passage.meter.noteValue) ?? passage.meter
+            next.grid = ClickSchedule(tempo: tempo, meter: meter, rate: schedule.rate)
+            next.paused = false
+            next.firstClick = nextClick
+            next.originClick = nextClick
+            next.originFrame = click.frame
+            next.phase = .zero
+            next.barClick = nextClick - beatInBar
+            next.barNumber = bar
+            change(to: next)
+        }
+        if !muted, let sound = passage.sound(ofClick: nextClick) {
+            start(sound, of: passage, slot: sound == .beat ? Slot.beat : Slot.bell, click: nextClick, index: 0,
+                  bar: max(0, bar), beatInBar: beatInBar, at: click.frame, into: output, count: count)
+        }
+        nextClick += 1
+    }
+
     private func nextBeatFrame() -> Int64 {
         guard nextClick < clickLimit, !passage.paused else { return .max }
         return passage.frame(ofClick: nextClick)

@@ -27,6 +27,8 @@ public final class LivePlayback: @unchecked Sendable {
     /// Practice commands from the main thread, applied before each block.
     private let commands = LockFreeQueue<PracticeCommand>(capacity: 256)
     private var thread: pthread_t?
+    /// The Ableton Link session that places the beats, if the run joined one (set before `start()`).
+    public var link: LinkConductor?
 
     /// A stop that fades ends here; for a `--duration` track, at its last frame.
     private var stopFrame: Int64
@@ -101,6 +103,9 @@ public final class LivePlayback: @unchecked Sendable {
     /// its delay report, which the pulse plugin gets wrong by tens of
     /// milliseconds. Without a line yet (an underrun at start-up) the gap is
     /// measured from when the queue ran dry to the recovery.
+    /// Reads of a stream whose delay report wanders over which its server's latency is averaged, then held (a second at 1024-frame periods).
+    static let readsForServerLatency: Int64 = 48
+
     public func run() {
         defer { finishedFlag.store(true, ordering: .releasing) }
         let period = sink.periodFrames
@@ -125,6 +130,11 @@ public final class LivePlayback: @unchecked Sendable {
         var lineBefore: Int64 = 0
         var restartWritten: Int64 = 0
         var restarted = ConsumptionLine(rate: sink.rate)
+        // Where the delay report wanders (the pulse plugin), the frame heard is the frames
+        // taken less the server's latency beyond the buffer, held at its mean over the
+        // first reads of each stream: the sound does not move, so neither does the picture.
+        let wanders = sink.delayReportWanders
+        var beyondSum: Int64 = 0, beyondReads: Int64 = 0
 
         while true {
             if stopRequested.load(ordering: .acquiring) {
@@ -133,13 +143,20 @@ public final class LivePlayback: @unchecked Sendable {
                 // A stop fades out at once, also before the end of a `--duration` track.
                 stopFrame = min(stopFrame, track.position + fadeFrames)
             }
-            while let command = commands.pop() { track.apply(command) }
+            while let command = commands.pop() {
+                if let link, link.apply(command) { continue }
+                track.apply(command)
+            }
             let blockStart = track.position
             var frames = period
             if resynchronising {
                 block.update(repeating: 0, count: period)
             } else {
-                frames = track.render(into: block, count: period)
+                if let link {
+                    frames = track.render(into: block, count: period, following: link)
+                } else {
+                    frames = track.render(into: block, count: period)
+                }
                 if frames == 0 { break }
                 frames = applyFade(from: blockStart, frames: frames)
             }
@@ -172,6 +189,8 @@ public final class LivePlayback: @unchecked Sendable {
                     let gap = max(0, FrameTime.frames(inNanoseconds: now.nanoseconds - dry, at: rate))
                     // This block was never played: resume where real time is now.
                     track.skip(to: blockStart + gap)
+                    // The frames moved against time: Link's line is fitted again.
+                    link?.restart()
                     stallWatch.restart(after: track.position)
                 }
                 anchor = nil
@@ -213,16 +232,25 @@ public final class LivePlayback: @unchecked Sendable {
                 // The restarted stream takes its frame D at (D − line)/rate, when
                 // the track's frame D + lineBefore − line is due: the next one written.
                 resynchronising = false
+                beyondSum = 0
+                beyondReads = 0
                 track.skip(to: restartWritten + lineBefore - restarted.line)
+                // The frames moved against time: Link's line is fitted again.
+                link?.restart()
                 stallWatch.restart(after: track.position)
                 anchor = nil
                 if track.position >= stopFrame { break }
                 continue
             }
             let written = track.position
-            let heard = written - status.delay
-            position.publish(heard: heard, at: stamp, written: written)
             let taken = written - status.queued
+            if wanders, beyondReads < Self.readsForServerLatency {
+                beyondSum += status.delay - status.queued
+                beyondReads += 1
+            }
+            let heard = wanders ? taken - beyondSum / beyondReads : written - status.delay
+            position.publish(heard: heard, at: stamp, written: written)
+            link?.observe(heard: heard, at: stamp)
             consumption.observe(taken: taken, at: stamp)
             if let lost = stallWatch.observe(taken: taken, at: stamp) {
                 // The device stopped with us and lost time without an underrun
@@ -231,6 +259,8 @@ public final class LivePlayback: @unchecked Sendable {
                 underrunCount.add(1, ordering: .relaxed)
                 let takenBack = sink.rewind(upTo: lost)
                 track.skip(to: written - takenBack + lost)
+                // The frames moved against time: Link's line is fitted again.
+                link?.restart()
                 lastDelay -= takenBack
                 anchor = nil
                 if track.position >= stopFrame { break }

@@ -25,12 +25,15 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
     public let stallLimitMilliseconds: Int32
     /// Whether a sound server's plugin stands for the device (`SND_PCM_TYPE_IOPLUG`:
     /// ALSA's jack, pipewire, pulse): the server keeps the time, its own thread does the real-time work.
-    public let servedBySoundServer: Bool
+    public var servedBySoundServer: Bool { soundServer != nil }
     /// Which server, when one is: its plugin's kind.
     public let soundServer: SoundServer?
     /// Whether the writer should ask for real-time priority: on a card, and in
     /// front of a server that runs its own threads in real time (`SoundServer`).
     public var wantsRealTimeWriter: Bool { soundServer.map(\.wantsRealTimeWriter) ?? true }
+    /// The pulse plugin's delay report wanders (into pipewire-pulse, from the buffer plus 5 frames
+    /// to plus 2200 and back over 40 s of exact sound); what it has taken does not.
+    public var delayReportWanders: Bool { soundServer == .pulse }
     /// Whether `rewind` can take back queued frames. Not through ALSA's pulse
     /// plugin: it hands every write to the server at once, and rewinding only
     /// moves its own count, which then disagrees with the server's; the next
@@ -63,8 +66,7 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
             channels = hardware.channels
             takesFloat = hardware.float
             stallLimitMilliseconds = Int32(max(2_000, 4 * Int64(hardware.buffer) * 1_000 / hardware.rate))
-            servedBySoundServer = snd_pcm_type(pcm) == SND_PCM_TYPE_IOPLUG
-            soundServer = servedBySoundServer ? SoundServer(pluginDescription: Self.description(of: pcm)) : nil
+            soundServer = snd_pcm_type(pcm) == SND_PCM_TYPE_IOPLUG ? SoundServer(pluginDescription: Self.description(of: pcm)) : nil
             takesBackQueuedFrames = soundServer != .pulse
             floats = .allocate(capacity: hardware.period * hardware.channels)
             shorts = .allocate(capacity: hardware.period * hardware.channels)

@@ -64,8 +64,9 @@ final class LiveLoop {
             // A frame when one is due; a key or a signal in between wakes the loop without moving the frames.
             if now >= view.nextWake {
                 collectSongs()
-                collectPassages()
+                collectPassages(at: now)
                 collectClicks()
+                if let link = playback.link { view.link(peers: link.session.peers) }
                 let frame = view.frame(at: now, sample: playback.position.snapshot(), underruns: playback.underruns)
                 if let screen, frame.draw { screen.draw(view.grid) }
                 if !frame.lines.isEmpty { TerminalScreen.emit(frame.lines) }
@@ -126,7 +127,8 @@ final class LiveLoop {
         LiveView(settings: settings, schedule: playback.track.schedule, firstPassage: playback.track.passage,
                  rate: playback.sink.rate, controller: controller, picture: picture,
                  printsLines: !picture && settings.pendulum && settings.verbosity != .quiet,
-                 planned: playback.track.plan != nil,
+                 // A Link peer may change the tempo at any time, as a plan does.
+                 planned: playback.track.plan != nil || playback.link != nil,
                  // The latency the device granted, for the status line; nil when playing without a device.
                  latencyTenths: playback.sink is PCMDevice ? Session.latencyTenths(playback.sink) : nil,
                  tracing: tracing)
@@ -168,11 +170,11 @@ final class LiveLoop {
     }
 
     /// New passages from the audio thread for the view; the trace notes each new grid at its first click.
-    private func collectPassages() {
+    private func collectPassages(at now: MonotonicInstant) {
         var passages: [Passage] = []
         while let passage = passageLog.pop() { passages.append(passage) }
         guard !passages.isEmpty else { return }
-        for change in view.receive(passages: passages) { trace?.tempo(change.tempo, frame: change.frame) }
+        for change in view.receive(passages: passages, at: now) { trace?.tempo(change.tempo, frame: change.frame) }
     }
 
     private func collectClicks() {

@@ -79,6 +79,8 @@ struct LiveView {
     /// The next frame on the grid, and the instant the loop should wake for a frame.
     private var nextFrame: MonotonicInstant?
     private(set) var nextWake = MonotonicInstant(nanoseconds: .min)
+    /// The other peers of the Ableton Link session, for the status line and the lines; nil without Link.
+    private(set) var linkPeers: Int?
 
     init(settings: Settings, schedule: ClickSchedule, firstPassage: Passage, rate: SampleRate, controller: PracticeController,
          picture: Bool, printsLines: Bool, planned: Bool, latencyTenths: Int64?, tracing: Bool) {
@@ -130,16 +132,27 @@ struct LiveView {
 
     /// New passages from the audio thread: the picture follows them. Returns
     /// each new grid (a new tempo, a tap, a resume) at its first click, for the trace.
-    mutating func receive(passages: [Passage]) -> [(tempo: Tempo, frame: Int64)] {
+    /// With Link, a passage made at a click carries the session's tempo as it
+    /// was then, which a key pressed since may already have moved: for a second
+    /// after a key (received `at`) the keys step from their own tempo.
+    mutating func receive(passages: [Passage], at now: MonotonicInstant = MonotonicInstant(nanoseconds: .max)) -> [(tempo: Tempo, frame: Int64)] {
         var changes: [(tempo: Tempo, frame: Int64)] = []
         if !passages.isEmpty { self.changes += 1 }
+        let keyRecent = linkPeers != nil && now < fullRateUntil
         for passage in passages {
             motion.history.append(passage)
-            // The tempo keys step from the tempo playing, which a plan moves.
-            if !passage.paused { controller.follow(passage.tempo) }
+            // The tempo keys step from the tempo playing, which a plan or a Link peer moves.
+            if !passage.paused, !keyRecent { controller.follow(passage.tempo) }
             if let frame = tempoChanges.firstFrame(ofChangeTo: passage) { changes.append((passage.tempo, frame)) }
         }
         return changes
+    }
+
+    /// The Link session's peers now: the status line shows them.
+    mutating func link(peers: Int) {
+        guard peers != linkPeers else { return }
+        linkPeers = peers
+        changes += 1
     }
 
     /// Clicks the audio thread started: without a picture, the beats become lines once heard.
@@ -188,7 +201,7 @@ struct LiveView {
         } else {
             result.lines = heardLines(upTo: shown)
         }
-        scheduleNext(after: now, sample: sample, underruns: underruns, lookAhead: picture && !result.draw)
+        scheduleNext(after: now, shown: shown, sample: sample, underruns: underruns, lookAhead: picture && !result.draw)
         return result
     }
 
@@ -213,8 +226,8 @@ struct LiveView {
     /// After the frame at `now`: the next frame of the grid, or the first later one whose picture differs.
     /// Looks ahead only after a frame that did not change (`lookAhead`): while the rod moves every
     /// frame, looking ahead would cost a picture a frame and save nothing.
-    private mutating func scheduleNext(after now: MonotonicInstant, sample: Sample, underruns: Int, lookAhead: Bool) {
-        guard picture else { return scheduleLines(after: now, sample: sample) }
+    private mutating func scheduleNext(after now: MonotonicInstant, shown: Int64, sample: Sample, underruns: Int, lookAhead: Bool) {
+        guard picture else { return scheduleLines(after: now, shown: shown) }
         var next = nextFrame.map { $0.nanoseconds + period } ?? now.nanoseconds + period
         if next <= now.nanoseconds { next = now.nanoseconds + period }  // fell behind: skip, do not race
         nextFrame = MonotonicInstant(nanoseconds: next)
@@ -243,8 +256,7 @@ struct LiveView {
     /// Without a picture: wakes when the next click is heard, so its line is printed then (not up to
     /// a frame late), or after `longestSleep` at most, to take the clicks and passages the audio
     /// thread logged since and to see the end: a few wakes a second, not twenty.
-    private mutating func scheduleLines(after now: MonotonicInstant, sample: Sample) {
-        let shown = heardClock.heardFrame(at: now, sample: sample) - visualOffsetFrames
+    private mutating func scheduleLines(after now: MonotonicInstant, shown: Int64) {
         var wake = now.nanoseconds + Self.longestSleep
         let passage = motion.history.passage(atFrame: shown)
         if !passage.paused, let heard = heardClock.instant(whenHeard: passage.frame(ofClick: passage.firstClick(atOrAfter: shown + 1)) + visualOffsetFrames) {
@@ -275,7 +287,7 @@ struct LiveView {
                                     elapsedSeconds: max(0, shown) / passage.grid.rate.framesPerSecond,
                                     underruns: underruns,
                                     bell: passage.bell, paused: controller.paused, muted: controller.muted, countIn: countIn,
-                                    latencyTenths: latencyTenths, song: song)
+                                    latencyTenths: latencyTenths, song: song, linkPeers: linkPeers)
         if probe.width != size.width || probe.height != size.height {
             probe = TextGrid(width: size.width, height: size.height)
             statusCache.status = nil
@@ -320,7 +332,8 @@ struct LiveView {
             if verbosity == .verbose {
                 text += "bar \(bar) beat \(beat)  frame \(click.frame)  \(time)s\n"
             } else if beat == 1 {
-                text += "bar \(bar)  \(passage.tempo) bpm \(passage.meter)  \(time)s\n"
+                let link = linkPeers.map { "  " + PendulumStatus.linkText(peers: $0) } ?? ""
+                text += "bar \(bar)  \(passage.tempo) bpm \(passage.meter)  \(time)s\(link)\n"
             }
             index += 1
         }

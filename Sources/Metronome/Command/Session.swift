@@ -24,13 +24,7 @@ public enum Session {
         var tempoChanges = TempoChanges(after: track.passage)
         // Opened once the output exists: a render that cannot create its file leaves an existing trace alone.
         var trace: Trace?
-        func openTrace() throws(MetronomeError) {
-            trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
-            trace?.tempo(track.schedule.tempo, frame: 0)
-            if let list = settings.songs {
-                trace?.song(list.current + 1, of: list.songs.count, name: list.songs[list.current].name, frame: 0)
-            }
-        }
+        func openTrace() throws(MetronomeError) { trace = try openRenderTrace(settings, track: track) }
         // Between blocks and before the file is kept: the clicks and tempo
         // changes of the blocks rendered so far. A trace that cannot be written ends the render.
         func traceClicks() throws(MetronomeError) {
@@ -56,6 +50,16 @@ public enum Session {
         return 0
     }
 
+    /// A render's trace, once its output exists: the first tempo, and the song when a setlist plays.
+    static func openRenderTrace(_ settings: Settings, track: ClickTrack) throws(MetronomeError) -> Trace? {
+        let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
+        trace?.tempo(track.schedule.tempo, frame: 0)
+        if let list = settings.songs {
+            trace?.song(list.current + 1, of: list.songs.count, name: list.songs[list.current].name, frame: 0)
+        }
+        return trace
+    }
+
     /// `--output x.mid`: the same track, its clicks as notes and its passages as the file's tempo map.
     static func renderMIDI(_ settings: Settings, to output: String, signals: TerminationSignals) throws -> Int32 {
         let sounds = try loadSounds(settings, rate: settings.rate)
@@ -65,13 +69,7 @@ public enum Session {
         }
         var tempoChanges = TempoChanges(after: track.passage)
         var trace: Trace?
-        func openTrace() throws(MetronomeError) {
-            trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path) }
-            trace?.tempo(track.schedule.tempo, frame: 0)
-            if let list = settings.songs {
-                trace?.song(list.current + 1, of: list.songs.count, name: list.songs[list.current].name, frame: 0)
-            }
-        }
+        func openTrace() throws(MetronomeError) { trace = try openRenderTrace(settings, track: track) }
         func traceClicks(_ clicks: [StartedClick], _ passages: [Passage]) throws(MetronomeError) {
             guard let trace else { return }
             for passage in passages {
@@ -125,6 +123,9 @@ public enum Session {
         // own threads are real-time, above ours); not in front of JACK or PulseAudio (`SoundServer`).
         playback.asksForRealTime = (sink as? PCMDevice)?.wantsRealTimeWriter ?? false
         playback.memoryLocked = memoryLocked
+        // Held to the end of the run: destroying it leaves the session.
+        let link = try settings.link.map { link throws(MetronomeError) in try joinLink(link, settings: settings, sink: sink) }
+        playback.link = link
         let controller = practiceController(settings, track: track, sounds: sounds, rate: sink.rate)
         // The plan is fed off the UI loop: a stopped terminal never starves the audio.
         let feeding = feeder.map { PlanFeedThread(feeder: $0) }
@@ -142,6 +143,39 @@ public enum Session {
         }
         if status == 0, let error = trace?.error { throw error }
         return status
+    }
+
+    /// The Ableton Link session joined at `--bpm` (kept if alone, the session's adopted if not).
+    static func joinLink(_ link: LinkSettings, settings: Settings, sink: any AudioSink) throws(MetronomeError) -> LinkConductor {
+        let bpm = Double(settings.tempo.millibeatsPerMinute) / 1_000
+        // Link keeps tempi within 20 to 999 bpm and clamps the rest.
+        let linkRange = 20.0...999.0
+        let clamped = min(max(bpm, linkRange.lowerBound), linkRange.upperBound)
+        if clamped != bpm {
+            StandardError.report("warning: Ableton Link keeps tempi within 20 to 999 bpm: --link plays \(Int(clamped)) bpm, not \(settings.tempo)")
+        }
+        do {
+            let session = try LinkSession(bpm: clamped)
+            if link.startStopSync { try session.setStartStopSync(true) }
+            try session.enable()
+            return LinkConductor(session: session, rate: sink.rate, periodFrames: sink.periodFrames,
+                                 beatsPerBar: settings.meter.beatsPerBar, startStopSync: link.startStopSync,
+                                 latencyNanoseconds: serverCycleLatency(sink),
+                                 // Behind a server each stamp is taken after the writer woke, never before.
+                                 fit: serverCycleLatency(sink) > 0 ? .earliest : .mean)
+        } catch {
+            throw MetronomeError(.unavailable, "cannot join the Ableton Link session: \(error)")
+        }
+    }
+
+    /// What a sound server's plugin adds to the delay it reports, in
+    /// nanoseconds: its server takes a period (its cycle; ALSA's jack plugin
+    /// sets the period to JACK's) at the start of each cycle, so the frame the
+    /// delay names after a write, made just after the server took the last
+    /// period, is heard a period later. A card's pointer moves as it plays: nothing.
+    static func serverCycleLatency(_ sink: any AudioSink) -> Int64 {
+        guard let device = sink as? PCMDevice, device.servedBySoundServer else { return 0 }
+        return FrameTime.nanoseconds(inFrames: Int64(sink.periodFrames), at: sink.rate.framesPerSecond)
     }
 
     /// The keys' controller: its volume is the track's (a tempo map's level

@@ -37,6 +37,8 @@ public struct Settings: Sendable, Equatable {
     public var force = false
     public enum Verbosity: Sendable { case normal, verbose, quiet }
     public var verbosity = Verbosity.normal
+    /// An Ableton Link session to play in, if any.
+    public var link: LinkSettings?
 
     public init() {}
 
@@ -50,5 +52,15 @@ public struct Settings: Sendable, Equatable {
                 throw .usage("\(option) '\(path)' is the file \(other) names: choose another file name")
             }
         }
+    }
+}
+
+/// How the run takes part in an Ableton Link session.
+public struct LinkSettings: Sendable, Equatable {
+    /// Start and stop are shared with the peers that share them.
+    public var startStopSync: Bool
+
+    public init(startStopSync: Bool) {
+        self.startStopSync = startStopSync
     }
 }

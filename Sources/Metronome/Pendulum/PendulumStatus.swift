@@ -17,9 +17,12 @@ public struct PendulumStatus: Sendable, Equatable {
     public var latencyTenths: Int64?
     /// A setlist's song: its place and name, `3/12 Waltz`.
     public var song: String?
+    /// The other peers of the Ableton Link session played in; nil without Link.
+    public var linkPeers: Int?
 
     public init(tempo: Tempo, meter: Meter, bar: Int64?, beatInBar: Int, elapsedSeconds: Int64, underruns: Int,
-                bell: Bool = true, paused: Bool = false, muted: Bool = false, countIn: Bool = false, latencyTenths: Int64? = nil, song: String? = nil) {
+                bell: Bool = true, paused: Bool = false, muted: Bool = false, countIn: Bool = false, latencyTenths: Int64? = nil,
+                song: String? = nil, linkPeers: Int? = nil) {
         self.tempo = tempo
         self.meter = meter
         self.bar = bar
@@ -32,14 +35,18 @@ public struct PendulumStatus: Sendable, Equatable {
         self.countIn = countIn
         self.latencyTenths = latencyTenths
         self.song = song
+        self.linkPeers = linkPeers
     }
+
+    /// `link: 2 peers`, `link: 1 peer`.
+    public static func linkText(peers: Int) -> String { "link: \(peers) peer\(peers == 1 ? "" : "s")" }
 
     /// Whether the beat being heard is the one and rings the bell: the weight and the indicator mark it.
     var ringsTheBell: Bool { bell && bar != nil && beatInBar == 1 }
 
     static func twoDigits(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
-    /// `137 bpm  4/4  12:3  [1] 2  3  4   01:23  latency 85.3 ms  ? keys  q quit`, as much as fits.
+    /// `137 bpm  4/4  12:3  [1] 2  3  4   01:23  link: 1 peer  latency 85.3 ms  ? keys  q quit`, as much as fits.
     public func text(width: Int) -> String {
         var beats = ""
         if meter.beatsPerBar <= 12 {
@@ -54,6 +61,7 @@ public struct PendulumStatus: Sendable, Equatable {
         if paused { state.append("PAUSED") }
         if muted { state.append("muted") }
         if underruns > 0 { state.append("underruns \(underruns)") }
+        if let linkPeers { state.append(Self.linkText(peers: linkPeers)) }
         let latency = latencyTenths.map { ["latency \($0 / 10).\($0 % 10) ms"] } ?? []
         // Where the width is short the latency goes first, then the beat boxes, then the help key; the quit key stays.
         let lines = [place + (beats.isEmpty ? [] : [beats]) + state + latency + ["? keys", "q quit"],
