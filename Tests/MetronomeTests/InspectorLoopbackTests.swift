@@ -6,7 +6,7 @@ import Testing
 /// played through the jack plugin to `Tests/Tools/jack_drummer.c`, which
 /// plays hits at chosen offsets into the plugin's capture side; captured
 /// (`LiveCapture`), detected (`OnsetDetector`) and matched (`NoteMatcher`)
-/// in this process. The command's `--inspect` does not exist yet. Part of
+/// in this process. Part of
 /// `CaptureLoopbackTests`, on its JACK server (libjack reaches one server a process).
 extension CaptureLoopbackTests {
     /// Builds the drummer with the toolchain's clang; returns its path.
@@ -88,9 +88,7 @@ extension CaptureLoopbackTests {
         }
         #expect(Set(heard.compactMap { $0 }).count == onsets.count, "an onset no hit explains: \(onsets)")
         let missed = zip(played, heard).filter { $0.1 == nil }.map { interval * $0.0.click + $0.0.offset }
-        withKnownIssue("aubio (kl, 256/64) misses some hits, by where they start within its hop", isIntermittent: true) {
-            #expect(missed.isEmpty, "hits missed at frames \(missed) (phase in the hop: \(missed.map { $0 % 64 }))")
-        }
+        #expect(missed.isEmpty, "hits missed at frames \(missed) (phase in the hop: \(missed.map { $0 % 64 }))")
 
         // The round trip, as --calibrate would measure it: the hits played on the click.
         let calibration = zip(played, heard).filter { $0.0.offset == 0 }.compactMap { hit, onset in onset.map { $0 - interval * hit.click } }
@@ -110,7 +108,7 @@ extension CaptureLoopbackTests {
             #expect(abs(error) <= 1, "click \(hit.click): reported \(match.offsetMilliseconds) ms, played \(Double(hit.offset) / 48) ms")
         }
         #expect(matcher.extras == 0)
-        #expect(errors.count >= 16)
+        #expect(errors.count == played.filter { $0.click < clicks }.count)
         let mean = errors.reduce(0, +) / Double(errors.count)
         print("inspector loopback: round trip \(roundTrip) frames, \(errors.count) of \(played.count) hits heard, mean error \(mean) ms, worst \(errors.map(abs).max() ?? 0) ms")
     }
