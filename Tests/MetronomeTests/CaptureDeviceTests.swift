@@ -99,6 +99,7 @@ private func collect(_ capture: LiveCapture, frames: Int64) -> [CapturedChunk] {
         Self.useTestDevices(server: loopback.server)
         try whatIsPlayedIsCapturedOnTheExactFramesWithStampsInRealTime(loopback)
         try everyHitHeardIsMatchedToItsClickWithinAMillisecond(loopback)
+        try theCommandCalibratesAndInspectsWithinAMillisecond(loopback)
     }
 
     func whatIsPlayedIsCapturedOnTheExactFramesWithStampsInRealTime(_ loopback: JackLoopback) throws {

@@ -27,7 +27,8 @@ extension CaptureLoopbackTests {
         // round trip, the others are early and late by up to 35 ms. Clicks 0 and 1 have none (the drummer learns the interval).
         let offsets: [Int64] = [0, 0, 0, 0, -1_680, 817, 581, -1_631, 1_680, -48, 48, 240, -480, 1_000, -1_000, 0]
         let drummerLog = loopback.home.file("drummer.log")
-        _ = try loopback.launch(drummer, [offsets.map(String.init).joined(separator: ",")], log: drummerLog)
+        let player = try loopback.launch(drummer, [offsets.map(String.init).joined(separator: ",")], log: drummerLog)
+        defer { stop(player) }
         try loopback.waitForPort("jack_drummer:hits")
 
         let rate = SampleRate.standard

@@ -1,6 +1,6 @@
 /* A JACK client that plays the drummer for the practice inspector's tests.
  *
- *   jack_drummer OFFSETS [BLEED_DB]
+ *   jack_drummer OFFSETS [BLEED_DB [CLICKS]]
  *
  * Registers "jack_drummer:clicks" (an input: the metronome's playback is
  * wired to it) and "jack_drummer:hits" (an output: the metronome's capture
@@ -13,7 +13,8 @@
  * also played on the click predicted after the last. "echo" for OFFSETS plays a hit
  * on the very frame of every click heard, for a round-trip measurement.
  * With BLEED_DB it also mixes the clicks it hears into its output at that
- * level (-26: the metronome heard in the player's microphone).
+ * level (-26: the metronome heard in the player's microphone). With CLICKS,
+ * no hit is aimed at click CLICKS or later (the take's clicks end there).
  * Prints "ready" once its ports exist, then "hit F K O" for each hit it
  * starts: its frame (JACK time), the index of the click it aims at (from 0,
  * the first click heard) and the offset played.
@@ -34,6 +35,7 @@ static jack_client_t *client;
 static jack_port_t *clicks, *hits;
 static long offsets[MAX_OFFSETS];
 static int offset_count, echo;
+static int64_t click_limit = INT64_MAX;
 static float bleed;
 static jack_nframes_t rate;
 
@@ -85,7 +87,7 @@ static int process(jack_nframes_t frames, void *arg) {
                 int64_t index = clicks_heard++;
                 if (echo) {
                     start_hit(frame, index, 0);
-                } else if (interval > 0) {
+                } else if (interval > 0 && index + 1 < click_limit) {
                     /* The next click, predicted a click ahead: far enough to play up to 35 ms early. */
                     int64_t offset = offsets[(index + 1) % offset_count];
                     for (int slot = 0; slot < 4; slot++) {
@@ -127,6 +129,7 @@ int main(int argc, char **argv) {
         if (offset_count == 0) return 64;
     }
     if (argc > 2) bleed = powf(10, atof(argv[2]) / 20);
+    if (argc > 3) click_limit = atoll(argv[3]);
     client = jack_client_open("jack_drummer", JackNoStartServer, NULL);
     if (!client) {
         fprintf(stderr, "jack_drummer: no server\n");
