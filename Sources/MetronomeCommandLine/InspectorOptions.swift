@@ -12,7 +12,7 @@ struct InspectorOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("ALSA capture device the player is heard on. Default: default.", valueName: "name"))
     var inputDevice: String?
 
-    @Option(name: .long, help: ArgumentHelp("The round trip in ms, instead of the one --calibrate saved (e.g. --input-latency 23.4).", valueName: "ms"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("The round trip in ms, instead of the one --calibrate saved (e.g. --input-latency 23.4).", valueName: "ms"))
     var inputLatency: String?
 
     @Option(name: .long, help: ArgumentHelp("With --inspect, write the summary to this JSON file.", valueName: "file"))
