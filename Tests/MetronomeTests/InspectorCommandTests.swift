@@ -42,19 +42,40 @@ extension CaptureLoopbackTests {
             .map { $0.split(separator: " ").compactMap { Int64($0) } }.map { (click: $0[1], offset: $0[2]) }
     }
 
-    /// Run by `captureThroughTheJackPlugin` on its server.
+    /// Run by `captureThroughTheJackPlugin` on its server. A take during which the
+    /// server reported an xrun (a loaded machine, not the metronome) is taken again, up to 3 times.
     func theCommandCalibratesAndInspectsWithinAMillisecond(_ loopback: JackLoopback) throws {
         let drummer = try Self.buildDrummer(in: loopback)
         let click = loopback.home.file("click.wav")
         try Self.writeShortClick(to: click)
         let sounds = ["--beat-sound", click, "--bell-sound", click, "--no-pendulum", "--device", "drummerOut", "--input-device", "drummerIn"]
+        for attempt in 1...3 {
+            let xrunsBefore = try loopback.log().lowercased().components(separatedBy: "xrun").count
+            let taken = try calibrateAndInspect(loopback, drummer: drummer, sounds: sounds) {
+                attempt < 3 && (try? loopback.log().lowercased().components(separatedBy: "xrun").count) != xrunsBefore
+            }
+            if taken { break }
+        }
 
+        // Nothing coming back: a drummer that plays no hit (none before click 0).
+        let still = try loopback.launch(drummer, ["0", "-inf", "0"], log: loopback.home.file("still.log"))
+        defer { stop(still) }
+        try loopback.waitForPort("jack_drummer:hits")
+        let silent = try metronome(loopback, ["--calibrate", "--bpm", "240", "--bars", "2"] + sounds)
+        #expect(silent.status == 69)
+        let errorLines = silent.standardError.split(separator: "\n").filter { !$0.contains("snd_pcm_jack") && !$0.hasPrefix("warning") }
+        #expect(errorLines.count == 1 && errorLines.first?.hasPrefix("metronome: nothing came back") == true, "\(silent.standardError)")
+    }
+
+    /// One take of each; false, with nothing checked, when `hadXrun` says to take them again.
+    func calibrateAndInspect(_ loopback: JackLoopback, drummer: String, sounds: [String], hadXrun: () -> Bool) throws -> Bool {
         // --calibrate: the drummer echoes every click on the frame it heard it; 4 bars of 4.
         let echo = try loopback.launch(drummer, ["echo"], log: loopback.home.file("echo.log"))
         defer { stop(echo) }
         try loopback.waitForPort("jack_drummer:hits")
         let calibration = try metronome(loopback, ["--calibrate", "--bpm", "150"] + sounds)
         stop(echo)
+        if hadXrun() { return false }
         #expect(calibration.status == 0, "\(calibration.standardError)")
         let line = calibration.standardOutput.split(separator: "\n").first { $0.hasPrefix("round-trip latency: ") }
         let reported = try #require(line, "no round trip in: \(calibration.standardOutput)")
@@ -78,7 +99,7 @@ extension CaptureLoopbackTests {
         let inspection = try metronome(loopback, ["--inspect", "--bpm", "200", "--bars", "6", "--trace", trace, "--report", report] + sounds)
         stop(player)
         #expect(inspection.status == 0, "\(inspection.standardError)")
-        if loopback.serverHadXrun { return }  // the harness, not the inspector
+        if hadXrun() { return false }
 
         let played = try Self.hitsPlayed(drummerLog)
         try #require(played.count == Int(clicks) - 2, "the drummer played \(played.count) hits")
@@ -103,14 +124,6 @@ extension CaptureLoopbackTests {
         #expect(summary["extras"] as? Int == 0)
         #expect(inspection.standardOutput.contains("hits: \(played.count) of \(clicks) clicks (2 missed, 0 extra)"), "\(inspection.standardOutput)")
         print("inspector through the binary: round trip \(figures[0]) ms, \(hits.count) hits, worst error \(worst) ms")
-
-        // Nothing coming back: a drummer that plays no hit (none before click 0).
-        let still = try loopback.launch(drummer, ["0", "-inf", "0"], log: loopback.home.file("still.log"))
-        defer { stop(still) }
-        try loopback.waitForPort("jack_drummer:hits")
-        let silent = try metronome(loopback, ["--calibrate", "--bpm", "240", "--bars", "2"] + sounds)
-        #expect(silent.status == 69)
-        let errorLines = silent.standardError.split(separator: "\n").filter { !$0.contains("snd_pcm_jack") && !$0.hasPrefix("warning") }
-        #expect(errorLines.count == 1 && errorLines.first?.hasPrefix("metronome: nothing came back") == true, "\(silent.standardError)")
+        return true
     }
 }
