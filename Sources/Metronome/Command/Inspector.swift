@@ -24,8 +24,11 @@ public final class Inspector {
     private var matcher: NoteMatcher
     private var captureLine: HeardClock
     private var outputLine: HeardClock
-    /// The capture frame of the detector's first frame, once one came.
+    /// The capture frame of the detector's frame 0, once a chunk came: moved on by
+    /// the frames of chunks the capture thread dropped, so the frames after stay true.
     private var firstCaptureFrame: Int64?
+    /// The capture frame the next chunk should start at.
+    private var nextCaptureFrame: Int64?
     /// Frames waiting for a whole hop.
     private var hop: [Float]
     /// The click number of each target, by target index.
@@ -71,6 +74,8 @@ public final class Inspector {
                 _ = captureLine.heardFrame(at: now, sample: (chunk.stampFrame, MonotonicInstant(nanoseconds: chunk.stampNanoseconds), .max))
             }
             if firstCaptureFrame == nil { firstCaptureFrame = chunk.firstFrame }
+            if let expected = nextCaptureFrame, chunk.firstFrame != expected { firstCaptureFrame! += chunk.firstFrame - expected }
+            nextCaptureFrame = chunk.firstFrame + Int64(chunk.count)
             for index in 0..<chunk.count {
                 hop.append(chunk.samples[index])
                 guard hop.count == OnsetDetector.hop else { continue }
