@@ -64,7 +64,9 @@ private func collect(_ capture: LiveCapture, frames: Int64) -> [CapturedChunk] {
 
 /// The real ALSA capture path: the jack plugin's `capture_ports` on
 /// `jack_thru`'s output, fed by a `PCMDevice` on its input, in this process.
-@Suite(.serialized) struct CaptureLoopbackTests {
+/// Run by `RealTimeLoopbackTests` (serialized), not as a suite of its own: every `JackLoopback`
+/// of a process names its server after the process, so loopbacks must not overlap.
+struct CaptureLoopbackTests {
     /// ALSA devices on the JACK server `server`, for this process: `inspectorOut` and
     /// `inspectorIn` on jack_thru, `drummerOut` and `drummerIn` on the drummer's ports. One file
     /// for the whole run: alsa-lib keeps its configuration once read, and a changed path fails to open.
@@ -91,7 +93,6 @@ private func collect(_ capture: LiveCapture, frames: Int64) -> [CapturedChunk] {
 
     /// One JACK server for both checks: libjack serves one server a process (its shared memory
     /// registry is named after the first), so a second server in this process cannot be reached.
-    @Test(.enabled(if: (JackLoopback.isInstalled && JackLoopback.canBuildRecorder) || RealTimeLoopbackTests.required))
     func captureThroughTheJackPlugin() throws {
         try #require(JackLoopback.isInstalled && JackLoopback.canBuildRecorder,
                      "jackd2, libasound2-plugins, JACK's headers and clang are needed: run scripts/setup --test")
