@@ -26,6 +26,11 @@ let package = Package(
             pkgConfig: "samplerate",
             providers: [.apt(["libsamplerate0-dev"])]
         ),
+        .systemLibrary(
+            name: "CAubio",
+            pkgConfig: "aubio",
+            providers: [.apt(["libaubio-dev"])]
+        ),
         // Ableton Link (Debian's ableton-link-dev, header-only, in /usr/include/ableton)
         // behind a C API: one C++ file, so Link and asio compile once.
         .target(
@@ -35,7 +40,7 @@ let package = Package(
         ),
         .target(
             name: "Metronome",
-            dependencies: ["CAlsa", "CSndFile", "CSampleRate", "CLink"]
+            dependencies: ["CAlsa", "CSndFile", "CSampleRate", "CLink", "CAubio"]
         ),
         .target(
             name: "MetronomeCommandLine",

@@ -22,6 +22,7 @@ public struct MetronomeCommand: ParsableCommand {
               metronome --bpm 80 --step 2/4 --until 120
               metronome --tempo-map song.txt --start-at chorus --loop
               metronome --link --bpm 120
+              metronome --calibrate --input-device hw:1   (then:)  metronome --bpm 96 --inspect --input-device hw:1
               metronome --tempo-map song.txt --output song.wav
               metronome --tempo-map song.txt --output song.mid
               metronome --tempo-map daw-export.mid --start-at Chorus
@@ -60,6 +61,9 @@ public struct MetronomeCommand: ParsableCommand {
 
     @OptionGroup(title: "Playing with others")
     var link: LinkOptions
+
+    @OptionGroup(title: "Listening back")
+    var inspector: InspectorOptions
 
     @Flag(name: .long, help: "When stdout is not a terminal, print a line per click instead of per bar.")
     var verbose = false
@@ -181,6 +185,9 @@ public struct MetronomeCommand: ParsableCommand {
                                                        ("--bell-sound", sound.bellSound), ("--subdivision-sound", sound.subdivisionSound),
                                                        ("--polyrhythm-sound", sound.polyrhythmSound)])
         settings.link = try link.settings(practice: practice, output: output, setlist: setlist)
+        settings.inspector = try inspector.settings(output: output.output, link: settings.link != nil)
+        if settings.inspector?.mode == .calibrate, settings.length == .endless { settings.length = .bars(4) }
+        try Settings.checkOutputsAreNotInputs(outputs: [("--report", settings.inspector?.report), ("--trace", settings.trace)], inputs: [])
         if verbose && quiet { throw MetronomeError.usage("--verbose and --quiet contradict each other: give one") }
         settings.verbosity = verbose ? .verbose : quiet ? .quiet : .normal
         return settings

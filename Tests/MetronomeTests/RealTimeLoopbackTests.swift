@@ -148,6 +148,12 @@ final class JackLoopback {
     /// `scripts/test` sets this, so a machine without JACK fails instead of skipping.
     static let required = ProcessInfo.processInfo.environment["METRONOME_REQUIRE_LOOPBACK"] == "1"
 
+    /// The capture side and the practice inspector (`CaptureLoopbackTests`), in this serialized suite.
+    @Test(.enabled(if: (JackLoopback.isInstalled && JackLoopback.canBuildRecorder) || required))
+    func captureThroughTheJackPlugin() throws {
+        try CaptureLoopbackTests().captureThroughTheJackPlugin()
+    }
+
     @Test(.enabled(if: JackLoopback.isInstalled || required))
     func liveClicksThroughALSAKeepTheExactGrid() throws {
         try #require(JackLoopback.isInstalled, "jackd2 and libasound2-plugins are needed: run scripts/setup --test")

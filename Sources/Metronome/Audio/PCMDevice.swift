@@ -88,7 +88,8 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
         shorts.deallocate()
     }
 
-    private static func configureHardware(_ pcm: OpaquePointer, rate: SampleRate, period: Int?, buffer: Int?) throws(ALSAError)
+    /// Access, format, channels, rate, buffer and period, for playback and capture alike (`CaptureDevice`).
+    static func configureHardware(_ pcm: OpaquePointer, rate: SampleRate, period: Int?, buffer: Int?) throws(ALSAError)
         -> (rate: Int64, period: Int, buffer: Int, channels: Int, float: Bool) {
         var params: OpaquePointer?
         try ALSAError.check(snd_pcm_hw_params_malloc(&params), "snd_pcm_hw_params_malloc")

@@ -10,6 +10,8 @@ final class LiveLoop {
     let signals: TerminationSignals
     let trace: Trace?
     let clickLog: ClickLog
+    /// `--inspect` or `--calibrate`: the player heard, each wake.
+    let inspection: Inspection?
     let passageLog: LockFreeQueue<Passage>
     /// A setlist's songs, moved through by `n` and `p`.
     let songs: SongSwitcher?
@@ -23,7 +25,9 @@ final class LiveLoop {
     private var pollSet = [pollfd](repeating: pollfd(), count: 2)
 
     init(settings: Settings, playback: LivePlayback, signals: TerminationSignals, trace: Trace?,
-         clickLog: ClickLog, passageLog: LockFreeQueue<Passage>, controller: PracticeController, songs: SongSwitcher? = nil) {
+         clickLog: ClickLog, passageLog: LockFreeQueue<Passage>, controller: PracticeController, songs: SongSwitcher? = nil,
+         inspection: Inspection? = nil) {
+        self.inspection = inspection
         self.songs = songs
         self.settings = settings
         self.playback = playback
@@ -55,6 +59,7 @@ final class LiveLoop {
         }
 
         var status: Int32 = 0
+        inspection?.start()
         playback.start()
         if settings.verbosity == .verbose, screen == nil, let scheduling = playback.scheduling {
             StandardError.report(scheduling.description)
@@ -66,6 +71,7 @@ final class LiveLoop {
                 collectSongs()
                 collectPassages(at: now)
                 collectClicks()
+                if let notes = inspection?.listen(sample: playback.position.snapshot(), now: now), !notes.isEmpty { TerminalScreen.emit(notes) }
                 if let link = playback.link { view.link(peers: link.session.peers) }
                 let frame = view.frame(at: now, sample: playback.position.snapshot(), underruns: playback.underruns)
                 if let screen, frame.draw { screen.draw(view.grid) }
@@ -105,6 +111,7 @@ final class LiveLoop {
         }
         playback.join()
         collectClicks()
+        if let notes = inspection?.finish(sample: { [playback] in playback.position.snapshot() }), !notes.isEmpty { TerminalScreen.emit(notes) }
         let lines = view.finish()
         if !lines.isEmpty { TerminalScreen.emit(lines) }
         trace?.flush()
@@ -181,6 +188,7 @@ final class LiveLoop {
         let started = clickLog.drain()
         guard !started.isEmpty else { return }
         if let trace { for click in started { trace.click(click) } }
+        inspection?.receive(clicks: started)
         view.receive(clicks: started)
     }
 }

@@ -130,9 +130,16 @@ public enum Session {
         // The plan is fed off the UI loop: a stopped terminal never starves the audio.
         let feeding = feeder.map { PlanFeedThread(feeder: $0) }
         feeding?.start()
+        let inspection = try settings.inspector.map { inspector throws(MetronomeError) in
+            try openInspection(inspector, settings: settings, sink: sink, trace: trace)
+        }
         let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace,
-                              clickLog: clickLog, passageLog: passageLog, controller: controller, songs: songs).run()
+                              clickLog: clickLog, passageLog: passageLog, controller: controller, songs: songs,
+                              inspection: inspection).run()
         feeding?.stop()
+        if let inspection, status == 0 || status == TerminationSignals.exitStatus(for: SIGINT) {
+            try conclude(inspection, settings: settings, sink: sink)
+        }
 
         // A device that failed is the one line: the underruns before it were its going.
         if let failure = playback.failure {

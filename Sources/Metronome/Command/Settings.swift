@@ -39,6 +39,8 @@ public struct Settings: Sendable, Equatable {
     public var verbosity = Verbosity.normal
     /// An Ableton Link session to play in, if any.
     public var link: LinkSettings?
+    /// `--inspect` or `--calibrate`: listening to the player, if asked.
+    public var inspector: InspectorSettings?
 
     public init() {}
 
@@ -62,5 +64,27 @@ public struct LinkSettings: Sendable, Equatable {
 
     public init(startStopSync: Bool) {
         self.startStopSync = startStopSync
+    }
+}
+
+/// What the practice inspector listens on and what it does.
+public struct InspectorSettings: Sendable, Equatable {
+    public enum Mode: Sendable, Equatable {
+        /// `--inspect`: every note matched to its click.
+        case inspect
+        /// `--calibrate`: the round trip measured and saved.
+        case calibrate
+    }
+
+    public var mode: Mode
+    /// `--input-device`: the ALSA capture device.
+    public var inputDevice = "default"
+    /// `--input-latency`: the round trip in milliseconds, instead of the one calibrated.
+    public var inputLatencyMilliseconds: Double?
+    /// `--report`: the summary as JSON.
+    public var report: String?
+
+    public init(mode: Mode) {
+        self.mode = mode
     }
 }

@@ -59,6 +59,11 @@ public final class Trace {
         line("{\"type\":\"song\",\"song\":\(number),\"of\":\(count),\"name\":\"\(escaped)\",\"frame\":\(frame)}")
     }
 
+    /// `--inspect`: a note the player played at output frame `frame`, aimed at click `beat`, `offsetMs` off it (negative early).
+    public func hit(frame: Int64, beat: Int64, offsetMilliseconds: Double) {
+        line("{\"type\":\"hit\",\"frame\":\(frame),\"beat\":\(beat),\"offsetMs\":\(offsetMilliseconds)}")
+    }
+
     public func tempo(_ tempo: Tempo, frame: Int64) {
         line("{\"type\":\"tempo\",\"bpm\":\"\(tempo)\",\"frame\":\(frame)}")
     }

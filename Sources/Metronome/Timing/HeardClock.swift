@@ -43,6 +43,14 @@ public struct HeardClock: Sendable {
         return min(Int64((nowFrames + offset).rounded(.down)), sample.written)
     }
 
+    /// The frame on the line as it stands at `instant` (nil before the first sample), not capped by what was written.
+    public func frame(at instant: MonotonicInstant) -> Int64? {
+        guard let offset else { return nil }
+        let frame = (Double(instant.nanoseconds) * Double(rate.framesPerSecond) / 1e9 + offset).rounded(.down)
+        guard frame.isFinite, abs(frame) < 9e18 else { return nil }
+        return Int64(frame)
+    }
+
     /// When frame `frame` will be heard on the line as it stands (nil before the first sample):
     /// the first nanosecond at which `heardFrame` reaches it, unless a new sample moves the line.
     public func instant(whenHeard frame: Int64) -> MonotonicInstant? {

@@ -1,0 +1,64 @@
+import Glibc
+
+/// One run's `--inspect` or `--calibrate`: the capture thread, the listening
+/// `Inspector`, the trace's hits and the lines printed. The UI loop calls it
+/// from one place a wake (`listen`) and once at the end (`finish`).
+public final class Inspection {
+    public let settings: InspectorSettings
+    public let capture: LiveCapture
+    public let inspector: Inspector
+    let trace: Trace?
+    /// A line per note (`--verbose` without a picture).
+    let printsNotes: Bool
+
+    init(settings: InspectorSettings, capture: LiveCapture, inspector: Inspector, trace: Trace?, printsNotes: Bool) {
+        self.settings = settings
+        self.capture = capture
+        self.inspector = inspector
+        self.trace = trace
+        self.printsNotes = printsNotes
+    }
+
+    /// Starts the capture thread (before playback starts, so the first click is heard).
+    func start() { capture.start() }
+
+    func receive(clicks: [StartedClick]) { inspector.receive(clicks: clicks) }
+
+    /// What was heard since the last wake: the trace's hits, and the lines to print.
+    func listen(sample: (heard: Int64, at: MonotonicInstant, written: Int64), now: MonotonicInstant) -> String {
+        var lines = ""
+        for note in inspector.listen(sample: sample, now: now) {
+            guard let match = note.match else {
+                if printsNotes { lines += "extra note at frame \(note.frame)\n" }
+                continue
+            }
+            let beat = inspector.beat(of: match)
+            trace?.hit(frame: note.frame, beat: beat, offsetMilliseconds: match.offsetMilliseconds)
+            if printsNotes { lines += "note on beat \(beat): \(InspectorSummary.milliseconds(match.offsetMilliseconds))\n" }
+        }
+        return lines
+    }
+
+    /// After playback ended: listens on until the last click's note has had time
+    /// to come back (the round trip, aubio's delay and a half interval's grace),
+    /// then stops the capture thread.
+    func finish(sample: @escaping () -> (heard: Int64, at: MonotonicInstant, written: Int64)) -> String {
+        let clock = MonotonicClock()
+        let grace = FrameTime.nanoseconds(inFrames: max(0, inspector.roundTripFrames), at: inspector.rate.framesPerSecond) + 300_000_000
+        let deadline = clock.now().nanoseconds + grace
+        var lines = ""
+        while clock.now().nanoseconds < deadline, !capture.isFinished {
+            lines += listen(sample: sample(), now: clock.now())
+            var pause = timespec(tv_sec: 0, tv_nsec: 5_000_000)
+            nanosleep(&pause, nil)  // waiting out a bounded tail, not synchronising
+        }
+        capture.stop()
+        capture.join()
+        lines += listen(sample: sample(), now: clock.now())
+        trace?.flush()
+        return lines
+    }
+
+    /// The take's figures: every click up to the last is a note or a miss.
+    public var statistics: TakeStatistics { inspector.statistics(through: inspector.lastClickFrame ?? 0) }
+}

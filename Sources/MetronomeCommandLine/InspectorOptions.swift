@@ -1,0 +1,51 @@
+import ArgumentParser
+import Metronome
+
+/// Listening back: the practice inspector and its calibration.
+struct InspectorOptions: ParsableArguments {
+    @Flag(name: .long, help: "Listen to the player on --input-device while playing: every note's offset from its click (negative early), live and in a summary at the end.")
+    var inspect = false
+
+    @Flag(name: .long, help: "Measure the round trip from a click leaving the output to it coming back on --input-device (4 bars unless --bars says), print it and save it for this pair of devices.")
+    var calibrate = false
+
+    @Option(name: .long, help: ArgumentHelp("ALSA capture device the player is heard on. Default: default.", valueName: "name"))
+    var inputDevice: String?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("The round trip in ms, instead of the one --calibrate saved (e.g. --input-latency 23.4).", valueName: "ms"))
+    var inputLatency: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --inspect, write the summary to this JSON file.", valueName: "file"))
+    var report: String?
+
+    /// What these options ask for, checked against the run's other options.
+    func settings(output: String?, link: Bool) throws(MetronomeError) -> InspectorSettings? {
+        if inspect && calibrate { throw .usage("--inspect and --calibrate are two runs: give one of them") }
+        guard inspect || calibrate else {
+            for (option, given) in [("--input-device", inputDevice != nil), ("--input-latency", inputLatency != nil), ("--report", report != nil)] where given {
+                throw .usage("\(option) applies to --inspect or --calibrate only")
+            }
+            return nil
+        }
+        if let output { throw .usage("--output '\(output)' renders a file: \(inspect ? "--inspect" : "--calibrate") listens to live playback") }
+        if link, calibrate { throw .usage("--calibrate plays its own clicks: play without --link") }
+        var settings = InspectorSettings(mode: inspect ? .inspect : .calibrate)
+        if let inputDevice {
+            guard !inputDevice.isEmpty else { throw .usage("input device name is empty: use e.g. default or hw:0") }
+            settings.inputDevice = inputDevice
+        }
+        if let inputLatency {
+            guard calibrate == false else { throw .usage("--input-latency sets what --calibrate measures: give one of them") }
+            guard let value = Double(inputLatency), value.isFinite, (0...2_000).contains(value) else {
+                throw .usage("input latency '\(inputLatency)' is not a round trip in ms from 0 to 2000: use e.g. --input-latency 23.4")
+            }
+            settings.inputLatencyMilliseconds = value
+        }
+        if let report {
+            guard inspect else { throw .usage("--report applies to --inspect only") }
+            guard !report.isEmpty else { throw .usage("--report needs a file name") }
+            settings.report = report
+        }
+        return settings
+    }
+}
