@@ -38,7 +38,7 @@ public protocol AudioSink: AnyObject {
 
     /// Frames a sound server's graph moves at a time, when the device stands for
     /// one whose graph may skip cycles without an underrun reaching us
-    /// (PipeWire, and pulse served by it); nil for a card or JACK. `StallWatch`
+    /// (PipeWire through its own plugin); nil for a card, JACK or pulse. `StallWatch`
     /// counts half of it as lost time.
     var quantumFrames: Int? { get }
 

@@ -34,11 +34,15 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
     /// The pulse plugin's delay report wanders (into pipewire-pulse, from the buffer plus 5 frames
     /// to plus 2200 and back over 40 s of exact sound); what it has taken does not.
     public var delayReportWanders: Bool { soundServer == .pulse }
-    /// PipeWire's graph, behind the pipewire and pulse plugins, moves a quantum
-    /// a cycle; the period granted is asked at the quantum (`DeviceLatency`), so
-    /// it stands for it. A graph serving a client that asked for less moves
-    /// smaller quanta, and a cycle lost there is lost by less than this watches for.
-    public var quantumFrames: Int? { soundServer == .pipewire || soundServer == .pulse ? periodFrames : nil }
+    /// PipeWire's graph, behind the pipewire plugin, takes a quantum from the
+    /// stream every cycle; the period granted is asked at the quantum
+    /// (`DeviceLatency`), so it stands for it. A graph serving a client that
+    /// asked for less moves smaller quanta, and a cycle lost there is lost by
+    /// less than this watches for. Not the pulse plugin: what it has taken went
+    /// to the pulse server's own queue, which a late server fills late while
+    /// the graph plays on (an hour under heavy load with this watch ended
+    /// 2460 frames early).
+    public var quantumFrames: Int? { soundServer == .pipewire ? periodFrames : nil }
     /// Whether `rewind` can take back queued frames. Not through ALSA's pulse
     /// plugin: it hands every write to the server at once, and rewinding only
     /// moves its own count, which then disagrees with the server's; the next

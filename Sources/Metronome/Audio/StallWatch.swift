@@ -23,8 +23,8 @@
 /// second or two of reads), neither side reads closer to the device than the
 /// other and many stalls do not add up an error.
 ///
-/// A sound server whose graph moves audio a quantum at a time (PipeWire,
-/// and pulse served by it) loses time the same way when its own graph skips
+/// A sound server whose graph moves audio a quantum at a time (PipeWire
+/// through its ALSA plugin) loses time the same way when its own graph skips
 /// cycles: stopped or starved for a few quanta, it resumes on the clock and
 /// takes our stream's next quantum a cycle or more later, with no underrun
 /// reaching us (measured: PipeWire stopped for 30 ms left every later click
