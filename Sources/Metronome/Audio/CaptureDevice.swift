@@ -94,33 +94,15 @@ public final class CaptureDevice: @unchecked Sendable {
         let wanted = min(frames, periodFrames)
         let bytesPerFrame = channels * (givesFloat ? 4 : 2)
         let destination = givesFloat ? UnsafeMutableRawPointer(floats) : UnsafeMutableRawPointer(shorts)
-        var done = 0
-        while done < wanted {
-            let result = snd_pcm_readi(pcm, destination + done * bytesPerFrame, snd_pcm_uframes_t(wanted - done))
-            if result >= 0 {
-                done += result
-                continue
-            }
-            let error = CaptureError(code: Int32(result), operation: "snd_pcm_readi")
-            switch PCMErrorAction(code: error.code) {
-            case .retry:
-                continue
-            case .waitForRoom:
-                // Nothing there yet: wait for a period, but not for ever.
-                let ready = snd_pcm_wait(pcm, stallLimitMilliseconds)
-                if ready == 0 { return .failed(.stoppedDeliveringAudio) }
-                guard ready < 0 else { continue }
-                let waitError = CaptureError(code: ready, operation: "snd_pcm_wait")
-                switch PCMErrorAction(code: ready) {
-                case .retry, .waitForRoom: continue
-                case .underrun: return .overrun(waitError)
-                case .fail: return .failed(waitError)
-                }
-            case .underrun:
-                return .overrun(error)
-            case .fail:
-                return .failed(error)
-            }
+        let outcome = PCMTransfer.move(wanted, on: pcm, stallLimitMilliseconds: stallLimitMilliseconds, operation: "snd_pcm_readi") { done, remaining in
+            snd_pcm_readi(pcm, destination + done * bytesPerFrame, snd_pcm_uframes_t(remaining))
+        }
+        switch outcome {
+        case .done: break
+        // Nothing for longer than the bound: the device stopped delivering audio.
+        case .stalled: return .failed(.stoppedDeliveringAudio)
+        case .xrun(let code, let operation): return .overrun(CaptureError(code: code, operation: operation))
+        case .failed(let code, let operation): return .failed(CaptureError(code: code, operation: operation))
         }
         if givesFloat {
             for frame in 0..<wanted { mono[frame] = floats[frame * channels] }

@@ -157,33 +157,15 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
             source = UnsafeRawPointer(shorts)
         }
         let bytesPerFrame = channels * (takesFloat ? 4 : 2)
-        var done = 0
-        while done < frames {
-            let result = snd_pcm_writei(pcm, source + done * bytesPerFrame, snd_pcm_uframes_t(frames - done))
-            if result >= 0 {
-                done += result
-                continue
-            }
-            let error = SinkError(code: Int32(result), operation: "snd_pcm_writei")
-            switch PCMErrorAction(code: error.code) {
-            case .retry:
-                continue
-            case .waitForRoom:
-                // Full: wait for a period of room, but not for ever.
-                let ready = snd_pcm_wait(pcm, stallLimitMilliseconds)
-                if ready == 0 { return .failed(.stoppedTakingAudio) }
-                guard ready < 0 else { continue }
-                let waitError = SinkError(code: ready, operation: "snd_pcm_wait")
-                switch PCMErrorAction(code: ready) {
-                case .retry, .waitForRoom: continue
-                case .underrun: return .underrun(waitError)
-                case .fail: return .failed(waitError)
-                }
-            case .underrun:
-                return .underrun(error)
-            case .fail:
-                return .failed(error)
-            }
+        let outcome = PCMTransfer.move(frames, on: pcm, stallLimitMilliseconds: stallLimitMilliseconds, operation: "snd_pcm_writei") { done, remaining in
+            snd_pcm_writei(pcm, source + done * bytesPerFrame, snd_pcm_uframes_t(remaining))
+        }
+        switch outcome {
+        case .done: break
+        // Full for longer than the bound: the device stopped taking audio.
+        case .stalled: return .failed(.stoppedTakingAudio)
+        case .xrun(let code, let operation): return .underrun(SinkError(code: code, operation: operation))
+        case .failed(let code, let operation): return .failed(SinkError(code: code, operation: operation))
         }
         return .written
     }

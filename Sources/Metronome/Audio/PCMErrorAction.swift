@@ -1,7 +1,8 @@
 import Glibc
 
-/// What a negative return code of `snd_pcm_writei` or `snd_pcm_wait` asks of
-/// the writer; the one place the write loop decides it.
+/// What a negative return code of `snd_pcm_writei`, `snd_pcm_readi` or
+/// `snd_pcm_wait` asks of the loop that moves frames; the one place
+/// `PCMTransfer` decides it.
 public enum PCMErrorAction: Equatable, Sendable {
     /// `-EINTR`: a signal interrupted the call and nothing was lost: call again.
     case retry
