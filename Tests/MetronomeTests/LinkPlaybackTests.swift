@@ -94,11 +94,14 @@ extension LinkPeerTests {
             #expect(abs(match.offset) <= 48, "click \(index) at \(match.ours): \(match.offset) frames from the other's")
             #expect(a[index].bell == b[match.theirs].bell)
         }
-        // After the key both play 101 bpm: 594059 µs a beat.
+        // After the key both play 101 bpm: 594059 µs a beat, each interval within 1 ms (a beat at
+        // 100 or 102 bpm is 285 frames away). Link moves a peer's timeline by a fraction of a
+        // millisecond at times as its clock estimate settles (twice in full suites, 22 frames), so
+        // not within 12 frames; where each click falls against LinkHut's is checked above.
         let beat101 = 594_059 * 48_000 / 1_000_000.0
         for ours in [first, second] {
             let intervals = zip(ours, ours.dropFirst()).map { $1.frame - $0.frame }
-            #expect(intervals.suffix(4).allSatisfy { abs(Double($0) - beat101) < 12 }, "\(intervals)")
+            #expect(intervals.suffix(4).allSatisfy { abs(Double($0) - beat101) <= 48 }, "\(intervals)")
         }
     }
 
