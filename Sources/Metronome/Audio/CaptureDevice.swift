@@ -12,60 +12,31 @@ import Glibc
 public final class CaptureDevice: @unchecked Sendable {
     public let name: String
     public let rate: SampleRate
-    public let periodFrames: Int
-    public let bufferFrames: Int
-    public let channels: Int
+    private let handle: PCMHandle
+    private var pcm: OpaquePointer { handle.pcm }
+    private var floats: UnsafeMutablePointer<Float> { handle.floats }
+    private var shorts: UnsafeMutablePointer<Int16> { handle.shorts }
+    public var periodFrames: Int { handle.periodFrames }
+    public var bufferFrames: Int { handle.bufferFrames }
+    public var channels: Int { handle.channels }
     /// Whether the device gives 32-bit float samples (else signed 16-bit).
-    public let givesFloat: Bool
+    public var givesFloat: Bool { handle.float }
     /// How long a read may wait for frames before the device counts as lost: 2 s, or four buffers if longer.
-    public let stallLimitMilliseconds: Int32
-
-    private let pcm: OpaquePointer
-    private let statusRecord: OpaquePointer
-    private let floats: UnsafeMutablePointer<Float>
-    private let shorts: UnsafeMutablePointer<Int16>
+    public var stallLimitMilliseconds: Int32 { handle.stallLimitMilliseconds }
 
     /// Opens `name` for capture at `rate` (the playback device's), with
     /// periods of `periodFrames` and a buffer of `bufferFrames`; the device may
     /// round both. A device that cannot run at `rate` is refused (`-EINVAL`
     /// from `snd_pcm_hw_params_set_rate_near`): its frames would not line up with the clicks.
     public init(name: String, rate requestedRate: SampleRate, periodFrames requestedPeriod: Int? = nil, bufferFrames requestedBuffer: Int? = nil) throws(ALSAError) {
-        metronome_alsa_silence_errors()
-        var handle: OpaquePointer?
-        let opened = snd_pcm_open(&handle, name, SND_PCM_STREAM_CAPTURE, SND_PCM_NONBLOCK)
-        JackMessages.silence()
-        try ALSAError.check(opened, "snd_pcm_open")
-        guard let pcm = handle else { throw ALSAError(code: -ENODEV, call: "snd_pcm_open") }
-        do throws(ALSAError) {
-            let hardware = try PCMDevice.configureHardware(pcm, rate: requestedRate, period: requestedPeriod, buffer: requestedBuffer)
-            guard hardware.rate == requestedRate.framesPerSecond else {
-                throw ALSAError(code: -EINVAL, call: "snd_pcm_hw_params_set_rate_near")
-            }
-            try Self.configureSoftware(pcm, period: hardware.period)
-            var status: OpaquePointer?
-            try ALSAError.check(snd_pcm_status_malloc(&status), "snd_pcm_status_malloc")
-            statusRecord = status!
-            self.pcm = pcm
-            self.name = name
-            rate = requestedRate
-            periodFrames = hardware.period
-            bufferFrames = hardware.buffer
-            channels = hardware.channels
-            givesFloat = hardware.float
-            stallLimitMilliseconds = Int32(max(2_000, 4 * Int64(hardware.buffer) * 1_000 / hardware.rate))
-            floats = .allocate(capacity: hardware.period * hardware.channels)
-            shorts = .allocate(capacity: hardware.period * hardware.channels)
-        } catch {
-            snd_pcm_close(pcm)
-            throw error
+        let handle = try PCMHandle(name: name, stream: SND_PCM_STREAM_CAPTURE, rate: requestedRate, period: requestedPeriod, buffer: requestedBuffer)
+        guard handle.rate == requestedRate.framesPerSecond else {
+            throw ALSAError(code: -EINVAL, call: "snd_pcm_hw_params_set_rate_near")
         }
-    }
-
-    deinit {
-        snd_pcm_close(pcm)
-        snd_pcm_status_free(statusRecord)
-        floats.deallocate()
-        shorts.deallocate()
+        try Self.configureSoftware(handle.pcm, period: handle.periodFrames)
+        self.handle = handle
+        self.name = name
+        rate = requestedRate
     }
 
     private static func configureSoftware(_ pcm: OpaquePointer, period: Int) throws(ALSAError) {
@@ -116,13 +87,8 @@ public final class CaptureDevice: @unchecked Sendable {
     /// (`delay`) and the monotonic instant that was true at. The newest frame
     /// taken is the frames read so far plus `delay`.
     public func status() -> SinkStatus {
-        guard snd_pcm_status(pcm, statusRecord) >= 0 else { return SinkStatus(delay: 0, queued: 0, at: nil) }
-        let delay = Int64(snd_pcm_status_get_delay(statusRecord))
-        let queued = Int64(snd_pcm_status_get_avail(statusRecord))
-        var stamp = timespec()
-        snd_pcm_status_get_htstamp(statusRecord, &stamp)
-        let at = stamp.tv_sec != 0 || stamp.tv_nsec != 0 ? MonotonicInstant(stamp) : nil
-        return SinkStatus(delay: delay, queued: queued, at: at)
+        guard let status = handle.status() else { return SinkStatus(delay: 0, queued: 0, at: nil) }
+        return SinkStatus(delay: status.delay, queued: status.available, at: status.at)
     }
 
     /// `snd_pcm_recover`, silently, then `snd_pcm_start`: capture again after `-EPIPE` or `-ESTRPIPE`.

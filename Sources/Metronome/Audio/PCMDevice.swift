@@ -11,18 +11,17 @@ import Glibc
 public final class PCMDevice: AudioSink, @unchecked Sendable {
     public let name: String
     public let rate: SampleRate
-    public let periodFrames: Int
-    public let bufferFrames: Int
-    public let channels: Int
+    private let handle: PCMHandle
+    private var pcm: OpaquePointer { handle.pcm }
+    private var floats: UnsafeMutablePointer<Float> { handle.floats }
+    private var shorts: UnsafeMutablePointer<Int16> { handle.shorts }
+    public var periodFrames: Int { handle.periodFrames }
+    public var bufferFrames: Int { handle.bufferFrames }
+    public var channels: Int { handle.channels }
     /// Whether the device takes 32-bit float samples (else signed 16-bit).
-    public let takesFloat: Bool
-
-    private let pcm: OpaquePointer
-    private let statusRecord: OpaquePointer
-    private let floats: UnsafeMutablePointer<Float>
-    private let shorts: UnsafeMutablePointer<Int16>
+    public var takesFloat: Bool { handle.float }
     /// How long a write may wait for room before the device counts as lost: 2 s, or four buffers if longer.
-    public let stallLimitMilliseconds: Int32
+    public var stallLimitMilliseconds: Int32 { handle.stallLimitMilliseconds }
     /// Whether a sound server's plugin stands for the device (`SND_PCM_TYPE_IOPLUG`:
     /// ALSA's jack, pipewire, pulse): the server keeps the time, its own thread does the real-time work.
     public var servedBySoundServer: Bool { soundServer != nil }
@@ -54,75 +53,13 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
     /// Without sizes, the device's own default (`DeviceLatency`): what a sound
     /// server's plugin can hold, or low latency on a card.
     public init(name: String, rate requestedRate: SampleRate, periodFrames requestedPeriod: Int? = nil, bufferFrames requestedBuffer: Int? = nil) throws(ALSAError) {
-        metronome_alsa_silence_errors()
-        var handle: OpaquePointer?
-        // Non-blocking open, so a busy device fails at once instead of waiting.
-        let opened = snd_pcm_open(&handle, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK)
-        JackMessages.silence()
-        try ALSAError.check(opened, "snd_pcm_open")
-        guard let pcm = handle else { throw ALSAError(code: -ENODEV, call: "snd_pcm_open") }
-        do {
-            let hardware = try Self.configureHardware(pcm, rate: requestedRate, period: requestedPeriod, buffer: requestedBuffer)
-            try Self.configureSoftware(pcm, period: hardware.period, buffer: hardware.buffer)
-            var status: OpaquePointer?
-            try ALSAError.check(snd_pcm_status_malloc(&status), "snd_pcm_status_malloc")
-            statusRecord = status!
-            self.pcm = pcm
-            self.name = name
-            rate = SampleRate(unchecked: hardware.rate)
-            periodFrames = hardware.period
-            bufferFrames = hardware.buffer
-            channels = hardware.channels
-            takesFloat = hardware.float
-            stallLimitMilliseconds = Int32(max(2_000, 4 * Int64(hardware.buffer) * 1_000 / hardware.rate))
-            soundServer = snd_pcm_type(pcm) == SND_PCM_TYPE_IOPLUG ? SoundServer(pluginDescription: Self.description(of: pcm)) : nil
-            takesBackQueuedFrames = soundServer != .pulse
-            floats = .allocate(capacity: hardware.period * hardware.channels)
-            shorts = .allocate(capacity: hardware.period * hardware.channels)
-        } catch {
-            snd_pcm_close(pcm)
-            throw error
-        }
-    }
-
-    deinit {
-        snd_pcm_close(pcm)
-        snd_pcm_status_free(statusRecord)
-        floats.deallocate()
-        shorts.deallocate()
-    }
-
-    /// Access, format, channels, rate, buffer and period, for playback and capture alike (`CaptureDevice`).
-    static func configureHardware(_ pcm: OpaquePointer, rate: SampleRate, period: Int?, buffer: Int?) throws(ALSAError)
-        -> (rate: Int64, period: Int, buffer: Int, channels: Int, float: Bool) {
-        var params: OpaquePointer?
-        try ALSAError.check(snd_pcm_hw_params_malloc(&params), "snd_pcm_hw_params_malloc")
-        defer { snd_pcm_hw_params_free(params) }
-        try ALSAError.check(snd_pcm_hw_params_any(pcm, params), "snd_pcm_hw_params_any")
-        try ALSAError.check(snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED), "snd_pcm_hw_params_set_access")
-        var float = true
-        if snd_pcm_hw_params_set_format(pcm, params, SND_PCM_FORMAT_FLOAT_LE) < 0 {
-            float = false
-            try ALSAError.check(snd_pcm_hw_params_set_format(pcm, params, SND_PCM_FORMAT_S16_LE), "snd_pcm_hw_params_set_format")
-        }
-        var channels: UInt32 = 1
-        try ALSAError.check(snd_pcm_hw_params_set_channels_near(pcm, params, &channels), "snd_pcm_hw_params_set_channels_near")
-        var actualRate = UInt32(rate.framesPerSecond)
-        try ALSAError.check(snd_pcm_hw_params_set_rate_near(pcm, params, &actualRate, nil), "snd_pcm_hw_params_set_rate_near")
-        let wanted = period.map { (period: $0, buffer: buffer ?? $0 * 2) }
-            ?? DeviceLatency(serving: snd_pcm_type(pcm) == SND_PCM_TYPE_IOPLUG).frames(at: Int64(actualRate))
-        // The buffer first: it is the latency; the period then divides it.
-        var bufferTime = UInt32((Int64(max(wanted.buffer, wanted.period * 2)) * 1_000_000 + Int64(actualRate) / 2) / Int64(actualRate))
-        try ALSAError.check(snd_pcm_hw_params_set_buffer_time_near(pcm, params, &bufferTime, nil), "snd_pcm_hw_params_set_buffer_time_near")
-        // The period in frames: a time rounds through microseconds (256 frames would come back 255).
-        var periodRequest = snd_pcm_uframes_t(wanted.period)
-        try ALSAError.check(snd_pcm_hw_params_set_period_size_near(pcm, params, &periodRequest, nil), "snd_pcm_hw_params_set_period_size_near")
-        try ALSAError.check(snd_pcm_hw_params(pcm, params), "snd_pcm_hw_params")
-        // What the device granted, read back: the buffer and period it will really use.
-        var periodSize = snd_pcm_uframes_t(0), bufferSize = snd_pcm_uframes_t(0)
-        try ALSAError.check(snd_pcm_hw_params_get_period_size(params, &periodSize, nil), "snd_pcm_hw_params_get_period_size")
-        try ALSAError.check(snd_pcm_hw_params_get_buffer_size(params, &bufferSize), "snd_pcm_hw_params_get_buffer_size")
-        return (Int64(actualRate), Int(periodSize), Int(bufferSize), Int(channels), float)
+        let handle = try PCMHandle(name: name, stream: SND_PCM_STREAM_PLAYBACK, rate: requestedRate, period: requestedPeriod, buffer: requestedBuffer)
+        try Self.configureSoftware(handle.pcm, period: handle.periodFrames, buffer: handle.bufferFrames)
+        self.handle = handle
+        self.name = name
+        rate = SampleRate(unchecked: handle.rate)
+        soundServer = snd_pcm_type(handle.pcm) == SND_PCM_TYPE_IOPLUG ? SoundServer(pluginDescription: Self.description(of: handle.pcm)) : nil
+        takesBackQueuedFrames = soundServer != .pulse
     }
 
     private static func configureSoftware(_ pcm: OpaquePointer, period: Int, buffer: Int) throws(ALSAError) {
@@ -173,13 +110,8 @@ public final class PCMDevice: AudioSink, @unchecked Sendable {
     /// `snd_pcm_status`: the delay, the frames queued (the buffer less what is
     /// available) and the monotonic timestamp they were taken at.
     public func status() -> SinkStatus {
-        guard snd_pcm_status(pcm, statusRecord) >= 0 else { return SinkStatus(delay: 0, queued: 0, at: nil) }
-        let delay = Int64(snd_pcm_status_get_delay(statusRecord))
-        let queued = max(0, Int64(bufferFrames) - Int64(snd_pcm_status_get_avail(statusRecord)))
-        var stamp = timespec()
-        snd_pcm_status_get_htstamp(statusRecord, &stamp)
-        let at = stamp.tv_sec != 0 || stamp.tv_nsec != 0 ? MonotonicInstant(stamp) : nil
-        return SinkStatus(delay: delay, queued: queued, at: at)
+        guard let status = handle.status() else { return SinkStatus(delay: 0, queued: 0, at: nil) }
+        return SinkStatus(delay: status.delay, queued: max(0, Int64(bufferFrames) - status.available), at: status.at)
     }
 
     /// What `snd_pcm_dump` says of the device: the chain of plugins, each by name
