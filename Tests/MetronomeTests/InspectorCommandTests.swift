@@ -88,11 +88,20 @@ extension CaptureLoopbackTests {
         let savedMilliseconds = try #require(Double(entry.split(separator: "\t")[2]))
         #expect(abs(savedMilliseconds - figures[0]) <= 0.05)
 
-        // --inspect: hits early and late by up to 35 ms (frames at 48 kHz), 6 bars at 200 bpm; the round trip as saved.
+        // --inspect, with the round trip as saved; then with the click bleeding into the input at -26 dB.
+        for bleed in ["-inf", "-26"] {
+            guard try inspect(loopback, drummer: drummer, sounds: sounds, bleed: bleed, hadXrun: hadXrun) else { return false }
+        }
+        return true
+    }
+
+    /// One --inspect take: hits early and late by up to 35 ms (frames at 48 kHz), 6 bars at 200 bpm,
+    /// the drummer mixing the clicks it hears into its hits at `bleed` dB; false, with nothing checked, after an xrun.
+    func inspect(_ loopback: JackLoopback, drummer: String, sounds: [String], bleed: String, hadXrun: () -> Bool) throws -> Bool {
         let offsets: [Int64] = [0, 0, -1_680, 817, 581, -1_631, 1_680, -48, 48, 240, -480, 1_000, -1_000, 0, 333, -777]
         let drummerLog = loopback.home.file("drummer.log")
         let clicks: Int64 = 24
-        let player = try loopback.launch(drummer, [offsets.map(String.init).joined(separator: ","), "-inf", "\(clicks)"], log: drummerLog)
+        let player = try loopback.launch(drummer, [offsets.map(String.init).joined(separator: ","), bleed, "\(clicks)"], log: drummerLog)
         defer { stop(player) }
         try loopback.waitForPort("jack_drummer:hits")
         let trace = loopback.home.file("inspect.jsonl"), report = loopback.home.file("report.json")
@@ -105,25 +114,25 @@ extension CaptureLoopbackTests {
         try #require(played.count == Int(clicks) - 2, "the drummer played \(played.count) hits")
         let hits = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
             .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.filter { $0["type"] as? String == "hit" }
-        #expect(hits.count == played.count, "\(hits.count) hits reported for \(played.count) played")
+        #expect(hits.count == played.count, "bleed \(bleed) dB: \(hits.count) hits reported for \(played.count) played")
         var worst = 0.0
         for hit in played {
             let reported = hits.first { ($0["beat"] as? Int).map(Int64.init) == hit.click }
             guard let reported, let offset = reported["offsetMs"] as? Double else {
-                Issue.record("no hit reported on click \(hit.click) (played \(Double(hit.offset) / 48) ms)")
+                Issue.record("bleed \(bleed) dB: no hit reported on click \(hit.click) (played \(Double(hit.offset) / 48) ms)")
                 continue
             }
             let error = offset - Double(hit.offset) / 48
             worst = max(worst, abs(error))
-            #expect(abs(error) <= 1, "click \(hit.click): reported \(offset) ms, played \(Double(hit.offset) / 48) ms")
+            #expect(abs(error) <= 1, "bleed \(bleed) dB, click \(hit.click): reported \(offset) ms, played \(Double(hit.offset) / 48) ms")
         }
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
         #expect(summary["hits"] as? Int == played.count)
         // The two clicks the drummer learns the tempo on have no note.
-        #expect(summary["misses"] as? Int == 2)
-        #expect(summary["extras"] as? Int == 0)
+        #expect(summary["misses"] as? Int == 2, "bleed \(bleed) dB")
+        #expect(summary["extras"] as? Int == 0, "bleed \(bleed) dB")
         #expect(inspection.standardOutput.contains("hits: \(played.count) of \(clicks) clicks (2 missed, 0 extra)"), "\(inspection.standardOutput)")
-        print("inspector through the binary: round trip \(figures[0]) ms, \(hits.count) hits, worst error \(worst) ms")
+        print("inspector through the binary, bleed \(bleed) dB: \(hits.count) hits, worst error \(worst) ms")
         return true
     }
 }

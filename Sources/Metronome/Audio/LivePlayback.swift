@@ -29,6 +29,8 @@ public final class LivePlayback: @unchecked Sendable {
     private var thread: pthread_t?
     /// The Ableton Link session that places the beats, if the run joined one (set before `start()`).
     public var link: LinkConductor?
+    /// Where each block played is recorded, for the practice inspector (set before `start()`).
+    public var played: PlayedAudio?
 
     /// A stop that fades ends here; for a `--duration` track, at its last frame.
     private var stopFrame: Int64
@@ -169,6 +171,7 @@ public final class LivePlayback: @unchecked Sendable {
             switch sink.write(block, frames: frames) {
             case .written:
                 refusals = 0
+                if !resynchronising { played?.record(block, count: frames, at: blockStart) }
             case .underrun(let error):
                 refusals += 1
                 if refusals > Self.refusalLimit {

@@ -8,10 +8,13 @@ public final class Inspection {
     public let capture: LiveCapture
     public let inspector: Inspector
     let trace: Trace?
+    /// Where the audio thread records what it plays, for the bleed to be taken out (nil when calibrating).
+    let played: PlayedAudio?
     /// A line per note (`--verbose` without a picture).
     let printsNotes: Bool
 
-    init(settings: InspectorSettings, capture: LiveCapture, inspector: Inspector, trace: Trace?, printsNotes: Bool) {
+    init(settings: InspectorSettings, capture: LiveCapture, inspector: Inspector, trace: Trace?, printsNotes: Bool, played: PlayedAudio? = nil) {
+        self.played = played
         self.settings = settings
         self.capture = capture
         self.inspector = inspector
@@ -26,8 +29,13 @@ public final class Inspection {
 
     /// What was heard since the last wake: the trace's hits, and the lines to print.
     func listen(sample: (heard: Int64, at: MonotonicInstant, written: Int64), now: MonotonicInstant) -> String {
+        report(inspector.listen(sample: sample, now: now))
+    }
+
+    /// The trace's hits and the lines to print for `notes`.
+    private func report(_ notes: [Inspector.Note]) -> String {
         var lines = ""
-        for note in inspector.listen(sample: sample, now: now) {
+        for note in notes {
             guard let match = note.match else {
                 if printsNotes { lines += "extra note at frame \(note.frame)\n" }
                 continue
@@ -55,6 +63,7 @@ public final class Inspection {
         capture.stop()
         capture.join()
         lines += listen(sample: sample(), now: clock.now())
+        lines += report(inspector.finish())
         trace?.flush()
         return lines
     }

@@ -21,6 +21,8 @@ public final class Inspector {
     public let roundTripFrames: Int64
     private let log: CaptureLog
     private let detector: OnsetDetector
+    /// Takes the metronome's own click out of the input (nil: the input is taken as heard, as `--calibrate` must).
+    private let canceller: BleedCanceller?
     private var matcher: NoteMatcher
     private var captureLine: HeardClock
     private var outputLine: HeardClock
@@ -38,11 +40,13 @@ public final class Inspector {
     /// The output frame of the last click received.
     public private(set) var lastClickFrame: Int64?
 
-    /// Nil when aubio refuses the rate.
-    public init?(log: CaptureLog, rate: SampleRate, roundTripFrames: Int64) {
+    /// Nil when aubio refuses the rate. With `played`, the clicks it holds are taken out of
+    /// the input before notes are looked for (`BleedCanceller`).
+    public init?(log: CaptureLog, rate: SampleRate, roundTripFrames: Int64, played: PlayedAudio? = nil) {
         guard let detector = OnsetDetector(rate: rate) else { return nil }
         self.log = log
         self.detector = detector
+        canceller = played.map { BleedCanceller(played: $0, rate: rate, hop: OnsetDetector.hop) }
         self.rate = rate
         self.roundTripFrames = roundTripFrames
         matcher = NoteMatcher(rate: rate, roundTripFrames: roundTripFrames)
@@ -56,6 +60,7 @@ public final class Inspector {
     public func receive(clicks: [StartedClick]) {
         for click in clicks where lastClickFrame.map({ click.frame > $0 }) ?? true {
             matcher.add(.init(frame: click.frame, index: Int64(beats.count), beatOfBar: Int(click.beatInBar)))
+            canceller?.expectClick(at: click.frame)
             beats.append(click.click)
             lastClickFrame = click.frame
         }
@@ -79,13 +84,36 @@ public final class Inspector {
             for index in 0..<chunk.count {
                 hop.append(chunk.samples[index])
                 guard hop.count == OnsetDetector.hop else { continue }
-                let onset = hop.withUnsafeBufferPointer { detector.feed($0.baseAddress!) }
+                if let canceller {
+                    // The output frame (round trip off) of the hop's first frame, less that frame.
+                    let first = canceller.received
+                    let offset = outputFrame(ofCaptureFrame: (firstCaptureFrame ?? 0) + first).map { $0 - roundTripFrames - first }
+                    hop.withUnsafeBufferPointer { frames in
+                        canceller.push(frames.baseAddress!, offset: offset) { detect($0, into: &found) }
+                    }
+                } else {
+                    hop.withUnsafeBufferPointer { detect($0.baseAddress!, into: &found) }
+                }
                 hop.removeAll(keepingCapacity: true)
-                if let onset, let note = place(captureFrame: (firstCaptureFrame ?? 0) + onset) { found.append(note) }
             }
         }
         notes += found
         return found
+    }
+
+    /// The input has ended: the frames held back for the bleed to be measured are looked at too.
+    public func finish() -> [Note] {
+        var found: [Note] = []
+        canceller?.flush { detect($0, into: &found) }
+        notes += found
+        return found
+    }
+
+    /// How loud the metronome's own click comes back in the input, as taken out; nil if it never came back alone.
+    public var bleedGain: Float? { canceller?.gain }
+
+    private func detect(_ frames: UnsafePointer<Float>, into found: inout [Note]) {
+        if let onset = detector.feed(frames), let note = place(captureFrame: (firstCaptureFrame ?? 0) + onset) { found.append(note) }
     }
 
     /// The output frame heard at the instant capture frame `captureFrame` was taken, by the two lines.

@@ -133,6 +133,7 @@ public enum Session {
         let inspection = try settings.inspector.map { inspector throws(MetronomeError) in
             try openInspection(inspector, settings: settings, sink: sink, trace: trace)
         }
+        playback.played = inspection?.played
         let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace,
                               clickLog: clickLog, passageLog: passageLog, controller: controller, songs: songs,
                               inspection: inspection).run()

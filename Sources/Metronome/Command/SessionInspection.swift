@@ -26,12 +26,14 @@ extension Session {
         let roundTrip = Int64((milliseconds * Double(sink.rate.framesPerSecond) / 1_000).rounded())
         // 16 384 chunks of 64 frames: 21 s at 48 kHz, should the loop be held up.
         let capture = LiveCapture(device: device, logCapacity: 16_384)
-        guard let listener = Inspector(log: capture.log, rate: sink.rate, roundTripFrames: roundTrip) else {
+        // What was played, 8 s of it (should the loop be held up), for the bleed to be taken out; not when calibrating, which measures it.
+        let played = inspector.mode == .inspect ? PlayedAudio(frames: Int(sink.rate.framesPerSecond) * 8) : nil
+        guard let listener = Inspector(log: capture.log, rate: sink.rate, roundTripFrames: roundTrip, played: played) else {
             throw MetronomeError(.unavailable, "aubio cannot detect onsets at \(sink.rate.framesPerSecond) Hz")
         }
         let printsNotes = settings.verbosity == .verbose && !(settings.pendulum && isatty(STDOUT_FILENO) == 1)
         return Inspection(settings: inspector, capture: capture, inspector: listener, trace: inspector.mode == .inspect ? trace : nil,
-                          printsNotes: printsNotes && inspector.mode == .inspect)
+                          printsNotes: printsNotes && inspector.mode == .inspect, played: played)
     }
 
     /// The end of a take: the summary (and `--report`), or the calibration printed and saved.

@@ -1,0 +1,66 @@
+import Synchronization
+
+/// What the audio thread played, frame by frame: the mono mix of each block
+/// as it went to the device, kept by track frame in a ring, so the practice
+/// inspector can take the metronome's own click out of what its input hears.
+///
+/// The audio thread records each block after rendering it; it allocates
+/// nothing and takes no lock. Frames the track skipped (after an underrun or a
+/// stall) were never played: they read as silence. A reader on another thread
+/// copies a range and is told whether it was all there, neither still to come
+/// nor already written over.
+public final class PlayedAudio: @unchecked Sendable {
+    /// Frames kept, a power of two.
+    public let capacity: Int
+    private let samples: UnsafeMutablePointer<Float>
+    /// The track frame after the last one recorded.
+    private let end = Atomic<Int64>(0)
+
+    /// Keeps at least `frames` frames (rounded up to a power of two).
+    public init(frames: Int) {
+        var capacity = 1
+        while capacity < max(frames, 1) { capacity <<= 1 }
+        self.capacity = capacity
+        samples = .allocate(capacity: capacity)
+        samples.initialize(repeating: 0, count: capacity)
+    }
+
+    deinit { samples.deallocate() }
+
+    /// Audio thread: `block[0..<count]` was played from track frame `frame` on.
+    public func record(_ block: UnsafePointer<Float>, count: Int, at frame: Int64) {
+        let recorded = end.load(ordering: .relaxed)
+        // A skip forward: the frames in between were never played.
+        if frame > recorded {
+            let silent = min(frame - recorded, Int64(capacity))
+            var at = frame - silent
+            while at < frame {
+                samples[index(at)] = 0
+                at += 1
+            }
+        }
+        for offset in 0..<count { samples[index(frame + Int64(offset))] = block[offset] }
+        end.store(frame + Int64(count), ordering: .releasing)
+    }
+
+    /// The track frame after the last one recorded.
+    public var recordedEnd: Int64 { end.load(ordering: .acquiring) }
+
+    /// Copies track frames `frame..<frame + count` into `output`; frames before
+    /// the track's start are silence. False when some of them are not recorded
+    /// yet or were written over while copying (`output` is then not to be used).
+    public func copy(from frame: Int64, count: Int, into output: UnsafeMutablePointer<Float>) -> Bool {
+        let before = end.load(ordering: .acquiring)
+        guard frame + Int64(count) <= before, frame >= before - Int64(capacity) else { return false }
+        for offset in 0..<count {
+            let at = frame + Int64(offset)
+            output[offset] = at < 0 ? 0 : samples[index(at)]
+        }
+        // Whatever was recorded meanwhile may have written over the start of the range.
+        let after = end.load(ordering: .acquiring)
+        return frame >= after - Int64(capacity)
+    }
+
+    @inline(__always)
+    private func index(_ frame: Int64) -> Int { Int(frame & Int64(capacity - 1)) }
+}
