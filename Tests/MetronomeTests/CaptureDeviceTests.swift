@@ -94,13 +94,14 @@ struct CaptureLoopbackTests {
     /// One JACK server for both checks: libjack serves one server a process (its shared memory
     /// registry is named after the first), so a second server in this process cannot be reached.
     func captureThroughTheJackPlugin() throws {
-        try #require(JackLoopback.isInstalled && JackLoopback.canBuildRecorder,
-                     "jackd2, libasound2-plugins, JACK's headers and clang are needed: run scripts/setup --test")
+        try #require(JackLoopback.isInstalled && JackLoopback.canBuildRecorder && TerminalTests.tmuxInstalled,
+                     "jackd2, libasound2-plugins, JACK's headers, clang and tmux are needed: run scripts/setup --test")
         let loopback = try JackLoopback()
         Self.useTestDevices(server: loopback.server)
         try whatIsPlayedIsCapturedOnTheExactFramesWithStampsInRealTime(loopback)
         try everyHitHeardIsMatchedToItsClickWithinAMillisecond(loopback)
         try theCommandCalibratesAndInspectsWithinAMillisecond(loopback)
+        try theStatusLineShowsTheNotesInARealTerminal(loopback)
     }
 
     func whatIsPlayedIsCapturedOnTheExactFramesWithStampsInRealTime(_ loopback: JackLoopback) throws {

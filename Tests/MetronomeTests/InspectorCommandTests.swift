@@ -135,4 +135,37 @@ extension CaptureLoopbackTests {
         print("inspector through the binary, bleed \(bleed) dB: \(hits.count) hits, worst error \(worst) ms")
         return true
     }
+
+    /// In a real terminal (tmux, 80x24): a drummer 10 ms late on every click; while it plays, the
+    /// status line shows the notes and their mean, and the picture marks the last one late, on the right.
+    func theStatusLineShowsTheNotesInARealTerminal(_ loopback: JackLoopback) throws {
+        let drummer = try Self.buildDrummer(in: loopback)
+        let click = loopback.home.file("click.wav")
+        let player = try loopback.launch(drummer, ["480"], log: loopback.home.file("late.log"))
+        defer { stop(player) }
+        try loopback.waitForPort("jack_drummer:hits")
+        var environment = loopback.environment
+        environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(Self.configuration)"
+        environment["XDG_CONFIG_HOME"] = loopback.home.file("config")
+        let variables = environment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
+        let pane = try TmuxPane(command: "env \(variables) \(metronomeBinary()) --inspect --bpm 200 --bars 8 --beat-sound \(click) --bell-sound \(click) --device drummerOut --input-device drummerIn 2>\(loopback.home.file("tmux-stderr"))")
+        var screen = ""
+        try pane.waitUntil("a mean on the status line and a mark", seconds: 15) {
+            screen = try pane.capture()
+            return screen.contains("mean +") && screen.contains(" late ")
+        }
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+        let mark = try #require(lines.first { $0.contains(" late ") })
+        let status = try #require(lines.first { $0.contains("mean +") })
+        // The mark at the right of the top row (tmux drops the trailing space); the mean within a millisecond of the 10 ms played.
+        let markAt = try #require(mark.range(of: " late ")).lowerBound
+        #expect(mark.distance(from: mark.startIndex, to: markAt) > 40 && mark.hasSuffix(" ms"), "\(screen)")
+        let mean = try #require(status.split(separator: " ").drop { $0 != "mean" }.dropFirst().first.flatMap { Double($0) }, "\(status)")
+        #expect(abs(mean - 10) <= 1, "\(status)")
+        // 80 columns: the last notes give way to the beat boxes; the mean and spread stay.
+        #expect(status.contains(" sd ") && status.hasSuffix("q quit"), "\(screen)")
+        let outcome = try pane.outcome(seconds: 20)
+        #expect(outcome.status == 0)
+        #expect(outcome.stty.contains(" icanon") && outcome.stty.contains(" echo"), "the terminal is left raw")
+    }
 }

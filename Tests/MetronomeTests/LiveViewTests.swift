@@ -38,13 +38,13 @@ private final class LiveRig {
 
     deinit { block.deallocate() }
 
-    func makeView(picture: Bool = true, tracing: Bool = false) -> LiveView {
+    func makeView(picture: Bool = true, tracing: Bool = false, inspecting: Bool = false) -> LiveView {
         let sounds = impulseSounds(rate: rate)
         let controller = PracticeController(tempo: settings.tempo, volume: 1, rate: rate,
                                             headroom: Headroom(sounds: [sounds.beat.samples, sounds.bell.samples]))
         var view = LiveView(settings: settings, schedule: track.schedule, firstPassage: track.passage, rate: rate,
                             controller: controller, picture: picture, printsLines: !picture, planned: false,
-                            latencyTenths: nil, tracing: tracing)
+                            latencyTenths: nil, tracing: tracing, inspecting: inspecting)
         if picture { view.resize(width: 80, height: 24, at: clock.now()) }
         return view
     }
@@ -108,6 +108,41 @@ private final class LiveRig {
 private func character(_ text: String) -> Key { .character(UInt8(ascii: Unicode.Scalar(text)!)) }
 
 @Suite struct LiveViewTests {
+    /// With --inspect the status line listens, then shows the notes the inspector matched and the
+    /// picture marks the last, from the next frame on; the rod goes on at the heard frame's angle.
+    @Test func theNotesHeardShowOnTheStatusLineAndThePictureMarksTheLast() {
+        let rig = LiveRig(bpm: 100)
+        var view = rig.makeView(inspecting: true)
+        let motion = PendulumMotion(schedule: rig.track.schedule)
+        var readout = PracticeReadout()
+        func expectPicture(_ frame: LiveView.Frame, _ view: LiveView) {
+            let beat = frame.shownFrame / 28_800
+            let status = PendulumStatus(tempo: Tempo(bpm: 100)!, meter: .common, bar: beat / 4 + 1, beatInBar: Int(beat % 4) + 1,
+                                        elapsedSeconds: frame.shownFrame / 48_000, underruns: 0, practice: readout)
+            #expect(view.grid == PendulumPicture.draw(width: 80, height: 24, angle: motion.angle(atFrame: Double(frame.shownFrame)), status: status))
+        }
+        rig.run(&view, until: rig.after(seconds: 1)) { frame, view in expectPicture(frame, view) }
+        #expect(view.grid.line(23).contains("  listening  "))
+        view.heard(offsets: [-12.3, 4.06])
+        for offset in [-12.3, 4.06] { readout.add(offsetMilliseconds: offset) }
+        // The rod resting at the end of its swing: the view still wakes for the frame whose status changed.
+        var shown = 0
+        rig.run(&view, until: rig.after(seconds: 1.5)) { frame, view in
+            if shown == 0 { #expect(frame.draw) }
+            shown += 1
+            expectPicture(frame, view)
+        }
+        #expect(shown > 0)
+        #expect(view.grid.line(0).hasSuffix(" late 4.1 ms "), "\(view.grid.line(0))")
+        #expect(view.grid.line(23).contains("mean -4.1 sd 11.6 ms"), "\(view.grid.line(23))")
+        // Without --inspect nothing is said.
+        var plain = rig.makeView()
+        plain.heard(offsets: [3])
+        rig.advance(to: plain.nextWake)
+        _ = rig.frame(&plain)
+        #expect(!plain.grid.line(23).contains("mean") && !plain.grid.line(0).contains("late"))
+    }
+
     /// At every frame the rod is drawn at the eased angle of the frame heard
     /// then (on the device's line, within the frame the estimate rounds
     /// off), and the picture is the pendulum at that angle with that status.

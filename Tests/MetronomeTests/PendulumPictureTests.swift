@@ -69,6 +69,52 @@ import Testing
         #expect(playing.text(width: 66) == status.text(width: 66))
     }
 
+    @Test func theStatusLineShowsTheLastNotesAndTheirMeanAndSpreadWhereTheyFit() {
+        var inspecting = status
+        inspecting.latencyTenths = 853
+        inspecting.practice = PracticeReadout()
+        #expect(inspecting.text(width: 200) == "137 bpm  4/4  12:3   1  2 [3] 4   01:23  listening  latency 85.3 ms  ? keys  q quit")
+        for offset in [12.25, -4.1, 0.8, -20.04] { inspecting.practice?.add(offsetMilliseconds: offset) }
+        #expect(inspecting.text(width: 200) == "137 bpm  4/4  12:3   1  2 [3] 4   01:23  notes -4.1 +0.8 -20.0  mean -2.8 sd 13.4 ms  latency 85.3 ms  ? keys  q quit")
+        // Narrower: the latency goes, then the last notes (the mean and spread stay), then the beat boxes, then the help key.
+        #expect(inspecting.text(width: 100) == "137 bpm  4/4  12:3   1  2 [3] 4   01:23  notes -4.1 +0.8 -20.0  mean -2.8 sd 13.4 ms  ? keys  q quit")
+        #expect(inspecting.text(width: 80) == "137 bpm  4/4  12:3   1  2 [3] 4   01:23  mean -2.8 sd 13.4 ms  ? keys  q quit")
+        #expect(inspecting.text(width: 63) == "137 bpm  4/4  12:3  01:23  mean -2.8 sd 13.4 ms  ? keys  q quit")
+        #expect(inspecting.text(width: 55) == "137 bpm  4/4  12:3  01:23  mean -2.8 sd 13.4 ms  q quit")
+        #expect(inspecting.text(width: 40) == "137 bpm  4/4  12:3  01:23  q quit")
+    }
+
+    @Test func theReadoutKeepsARunningMeanAndSpread() {
+        var readout = PracticeReadout()
+        #expect(readout.mark == nil && readout.spread == 0)
+        let offsets = [12.25, -4.1, 0.8, -20.04, 3.3, 0.04]
+        for offset in offsets { readout.add(offsetMilliseconds: offset) }
+        let mean = offsets.reduce(0, +) / Double(offsets.count)
+        let variance = offsets.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(offsets.count - 1)
+        #expect(readout.notes == 6 && readout.last == [-20.04, 3.3, 0.04])
+        #expect(abs(readout.mean - mean) < 1e-12 && abs(readout.spread - variance.squareRoot()) < 1e-12)
+        #expect(readout.mark == "on the click")
+        readout.add(offsetMilliseconds: -0.05)
+        #expect(readout.mark == "early 0.1 ms")
+        readout.add(offsetMilliseconds: 7.44)
+        #expect(readout.mark == "late 7.4 ms")
+    }
+
+    @Test func thePictureMarksTheLastNoteEarlyOnTheLeftAndLateOnTheRight() {
+        var inspecting = status
+        inspecting.practice = PracticeReadout()
+        // Listening, before the first note: no mark.
+        let listening = PendulumPicture.draw(width: 80, height: 24, angle: 0, status: inspecting).line(0)
+        #expect(!listening.contains("early") && !listening.contains("late") && !listening.contains("click"))
+        inspecting.practice?.add(offsetMilliseconds: -12.3)
+        let early = PendulumPicture.draw(width: 80, height: 24, angle: 0, status: inspecting)
+        #expect(early.line(0).hasPrefix(" early 12.3 ms "))
+        inspecting.practice?.add(offsetMilliseconds: 4.06)
+        let late = PendulumPicture.draw(width: 80, height: 24, angle: 0, status: inspecting)
+        #expect(late.line(0).hasSuffix(" late 4.1 ms "), "\(late.line(0))")
+        #expect(!late.line(0).contains("early"))
+    }
+
     @Test func theStatusLineNamesTheCountIn() {
         var countingIn = status
         countingIn.countIn = true

@@ -149,7 +149,7 @@ final class JackLoopback {
     static let required = ProcessInfo.processInfo.environment["METRONOME_REQUIRE_LOOPBACK"] == "1"
 
     /// The capture side and the practice inspector (`CaptureLoopbackTests`), in this serialized suite.
-    @Test(.enabled(if: (JackLoopback.isInstalled && JackLoopback.canBuildRecorder) || required))
+    @Test(.enabled(if: (JackLoopback.isInstalled && JackLoopback.canBuildRecorder && TerminalTests.tmuxInstalled) || required))
     func captureThroughTheJackPlugin() throws {
         try CaptureLoopbackTests().captureThroughTheJackPlugin()
     }

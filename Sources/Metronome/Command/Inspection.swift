@@ -27,24 +27,26 @@ public final class Inspection {
 
     func receive(clicks: [StartedClick]) { inspector.receive(clicks: clicks) }
 
-    /// What was heard since the last wake: the trace's hits, and the lines to print.
-    func listen(sample: (heard: Int64, at: MonotonicInstant, written: Int64), now: MonotonicInstant) -> String {
+    /// What was heard since the last wake: the trace's hits, the lines to print, and the matched notes' offsets (ms).
+    func listen(sample: (heard: Int64, at: MonotonicInstant, written: Int64), now: MonotonicInstant) -> (lines: String, offsets: [Double]) {
         report(inspector.listen(sample: sample, now: now))
     }
 
-    /// The trace's hits and the lines to print for `notes`.
-    private func report(_ notes: [Inspector.Note]) -> String {
+    /// The trace's hits, the lines to print and the matched offsets for `notes`.
+    private func report(_ notes: [Inspector.Note]) -> (lines: String, offsets: [Double]) {
         var lines = ""
+        var offsets: [Double] = []
         for note in notes {
             guard let match = note.match else {
                 if printsNotes { lines += "extra note at frame \(note.frame)\n" }
                 continue
             }
             let beat = inspector.beat(of: match)
+            offsets.append(match.offsetMilliseconds)
             trace?.hit(frame: note.frame, beat: beat, offsetMilliseconds: match.offsetMilliseconds)
             if printsNotes { lines += "note on beat \(beat): \(InspectorSummary.milliseconds(match.offsetMilliseconds))\n" }
         }
-        return lines
+        return (lines, offsets)
     }
 
     /// After playback ended: listens on until the last click's note has had time
@@ -56,14 +58,14 @@ public final class Inspection {
         let deadline = clock.now().nanoseconds + grace
         var lines = ""
         while clock.now().nanoseconds < deadline, !capture.isFinished {
-            lines += listen(sample: sample(), now: clock.now())
+            lines += listen(sample: sample(), now: clock.now()).lines
             var pause = timespec(tv_sec: 0, tv_nsec: 5_000_000)
             nanosleep(&pause, nil)  // waiting out a bounded tail, not synchronising
         }
         capture.stop()
         capture.join()
-        lines += listen(sample: sample(), now: clock.now())
-        lines += report(inspector.finish())
+        lines += listen(sample: sample(), now: clock.now()).lines
+        lines += report(inspector.finish()).lines
         trace?.flush()
         return lines
     }

@@ -37,17 +37,10 @@ public enum InspectorSummary {
     }
 
     /// `+3.4 ms`, `-0.7 ms`, `0.0 ms`.
-    static func milliseconds(_ value: Double) -> String {
-        let text = tenths(value)
-        return (text.hasPrefix("-") || text == "0.0" ? text : "+" + text) + " ms"
-    }
+    static func milliseconds(_ value: Double) -> String { PracticeReadout.signedTenths(value) + " ms" }
 
     /// One decimal, rounded half away from zero: `3.4`, `-0.7`.
-    static func tenths(_ value: Double) -> String {
-        let scaled = Int((value * 10).rounded())
-        let sign = scaled < 0 ? "-" : ""
-        return "\(sign)\(abs(scaled) / 10).\(abs(scaled) % 10)"
-    }
+    static func tenths(_ value: Double) -> String { PracticeReadout.tenths(value) }
 
     static func percent(_ share: Double) -> String { "\(Int((share * 100).rounded()))%" }
 }

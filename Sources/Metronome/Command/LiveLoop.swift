@@ -35,7 +35,8 @@ final class LiveLoop {
         self.trace = trace
         self.clickLog = clickLog
         self.passageLog = passageLog
-        view = Self.view(settings: settings, playback: playback, controller: controller, tracing: trace != nil, picture: false)
+        view = Self.view(settings: settings, playback: playback, controller: controller, tracing: trace != nil, picture: false,
+                         inspecting: inspection?.settings.mode == .inspect)
     }
 
     /// Runs until playback ends; returns the exit status (128+N after signal N).
@@ -48,7 +49,7 @@ final class LiveLoop {
         }
         defer { leave() }
         view = Self.view(settings: settings, playback: playback, controller: view.controller, tracing: trace != nil,
-                         picture: screen != nil)
+                         picture: screen != nil, inspecting: inspection?.settings.mode == .inspect)
         if screen != nil {
             let size = TerminalScreen.size()
             view.resize(width: size.width, height: size.height, at: clock.now())
@@ -71,7 +72,10 @@ final class LiveLoop {
                 collectSongs()
                 collectPassages(at: now)
                 collectClicks()
-                if let notes = inspection?.listen(sample: playback.position.snapshot(), now: now), !notes.isEmpty { TerminalScreen.emit(notes) }
+                if let heard = inspection?.listen(sample: playback.position.snapshot(), now: now) {
+                    if !heard.lines.isEmpty { TerminalScreen.emit(heard.lines) }
+                    view.heard(offsets: heard.offsets)
+                }
                 if let link = playback.link { view.link(peers: link.session.peers) }
                 let frame = view.frame(at: now, sample: playback.position.snapshot(), underruns: playback.underruns)
                 if let screen, frame.draw { screen.draw(view.grid) }
@@ -130,7 +134,7 @@ final class LiveLoop {
     }
 
     private static func view(settings: Settings, playback: LivePlayback, controller: PracticeController, tracing: Bool,
-                             picture: Bool) -> LiveView {
+                             picture: Bool, inspecting: Bool) -> LiveView {
         LiveView(settings: settings, schedule: playback.track.schedule, firstPassage: playback.track.passage,
                  rate: playback.sink.rate, controller: controller, picture: picture,
                  printsLines: !picture && settings.pendulum && settings.verbosity != .quiet,
@@ -138,7 +142,7 @@ final class LiveLoop {
                  planned: playback.track.plan != nil || playback.link != nil,
                  // The latency the device granted, for the status line; nil when playing without a device.
                  latencyTenths: playback.sink is PCMDevice ? Session.latencyTenths(playback.sink) : nil,
-                 tracing: tracing)
+                 tracing: tracing, inspecting: inspecting)
     }
 
     /// Ctrl-Z: the terminal as it was, the process stopped until `fg`, then the picture back whole.

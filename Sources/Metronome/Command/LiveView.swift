@@ -81,10 +81,13 @@ struct LiveView {
     private(set) var nextWake = MonotonicInstant(nanoseconds: .min)
     /// The other peers of the Ableton Link session, for the status line and the lines; nil without Link.
     private(set) var linkPeers: Int?
+    /// What the practice inspector heard, for the status line and the picture's mark; nil without `--inspect`.
+    private(set) var practice: PracticeReadout?
 
     init(settings: Settings, schedule: ClickSchedule, firstPassage: Passage, rate: SampleRate, controller: PracticeController,
-         picture: Bool, printsLines: Bool, planned: Bool, latencyTenths: Int64?, tracing: Bool) {
+         picture: Bool, printsLines: Bool, planned: Bool, latencyTenths: Int64?, tracing: Bool, inspecting: Bool = false) {
         self.picture = picture
+        practice = inspecting ? PracticeReadout() : nil
         self.printsLines = printsLines
         self.planned = planned
         verbosity = settings.verbosity
@@ -152,6 +155,13 @@ struct LiveView {
     mutating func link(peers: Int) {
         guard peers != linkPeers else { return }
         linkPeers = peers
+        changes += 1
+    }
+
+    /// Notes the practice inspector matched, each `offsets` ms from its click: the status line and the mark follow.
+    mutating func heard(offsets: [Double]) {
+        guard !offsets.isEmpty, practice != nil else { return }
+        for offset in offsets { practice?.add(offsetMilliseconds: offset) }
         changes += 1
     }
 
@@ -287,7 +297,7 @@ struct LiveView {
                                     elapsedSeconds: max(0, shown) / passage.grid.rate.framesPerSecond,
                                     underruns: underruns,
                                     bell: passage.bell, paused: controller.paused, muted: controller.muted, countIn: countIn,
-                                    latencyTenths: latencyTenths, song: song, linkPeers: linkPeers)
+                                    latencyTenths: latencyTenths, song: song, linkPeers: linkPeers, practice: practice)
         if probe.width != size.width || probe.height != size.height {
             probe = TextGrid(width: size.width, height: size.height)
             statusCache.status = nil

@@ -87,6 +87,10 @@ public enum PendulumPicture {
             let half = max(2, bottomHalf / 3) - offset / 2
             for x in (centre - half)...(centre + half) { grid.put(glyphs.cover, x: x, y: row) }
         }
+        // The practice inspector's word on the last note, where a timeline would put it: early on the left, late on the right.
+        if let mark = status.practice?.mark {
+            grid.write(mark, x: mark.hasPrefix("late") ? max(0, width - 1 - mark.utf8.count) : 1, y: 0)
+        }
         grid.write(statusLine, x: 0, y: height - 1)
     }
 

@@ -19,10 +19,12 @@ public struct PendulumStatus: Sendable, Equatable {
     public var song: String?
     /// The other peers of the Ableton Link session played in; nil without Link.
     public var linkPeers: Int?
+    /// What the practice inspector heard so far; nil without `--inspect`.
+    public var practice: PracticeReadout?
 
     public init(tempo: Tempo, meter: Meter, bar: Int64?, beatInBar: Int, elapsedSeconds: Int64, underruns: Int,
                 bell: Bool = true, paused: Bool = false, muted: Bool = false, countIn: Bool = false, latencyTenths: Int64? = nil,
-                song: String? = nil, linkPeers: Int? = nil) {
+                song: String? = nil, linkPeers: Int? = nil, practice: PracticeReadout? = nil) {
         self.tempo = tempo
         self.meter = meter
         self.bar = bar
@@ -36,6 +38,7 @@ public struct PendulumStatus: Sendable, Equatable {
         self.latencyTenths = latencyTenths
         self.song = song
         self.linkPeers = linkPeers
+        self.practice = practice
     }
 
     /// `link: 2 peers`, `link: 1 peer`.
@@ -63,10 +66,15 @@ public struct PendulumStatus: Sendable, Equatable {
         if underruns > 0 { state.append("underruns \(underruns)") }
         if let linkPeers { state.append(Self.linkText(peers: linkPeers)) }
         let latency = latencyTenths.map { ["latency \($0 / 10).\($0 % 10) ms"] } ?? []
-        // Where the width is short the latency goes first, then the beat boxes, then the help key; the quit key stays.
-        let lines = [place + (beats.isEmpty ? [] : [beats]) + state + latency + ["? keys", "q quit"],
-                     place + (beats.isEmpty ? [] : [beats]) + state + ["? keys", "q quit"],
-                     place + state + ["? keys", "q quit"],
+        let boxes = beats.isEmpty ? [] : [beats]
+        let notes = practice.map { [$0.text] } ?? [], summary = practice.map { [$0.summaryText] } ?? []
+        // Where the width is short the latency goes first, then the last notes (their mean and spread stay),
+        // then the beat boxes, then the help key, then the mean; the quit key stays.
+        let lines = [place + boxes + state + notes + latency + ["? keys", "q quit"],
+                     place + boxes + state + notes + ["? keys", "q quit"],
+                     place + boxes + state + summary + ["? keys", "q quit"],
+                     place + state + summary + ["? keys", "q quit"],
+                     place + state + summary + ["q quit"],
                      place + state + ["q quit"]].map { $0.joined(separator: "  ") }
         let line = lines.first { $0.utf8.count <= width } ?? lines[lines.count - 1]
         return String(line.utf8.prefix(width)) ?? ""
