@@ -129,4 +129,38 @@ import Testing
         #expect(copy.withUnsafeMutableBufferPointer { played.copy(from: 1_000, count: 300, into: $0.baseAddress!) })
         #expect(copy[0..<200].allSatisfy { $0 == 0 } && copy[200..<300].allSatisfy { $0 == 1 })
     }
+
+    /// The audio thread records while the listening side copies: every copy that says it is whole
+    /// holds exactly the frames asked for (each frame's sample is its own number), never some written over.
+    @Test func aCopyWhileTheAudioThreadRecordsIsWholeOrSaysItIsNot() throws {
+        let played = PlayedAudio(frames: 4_096)
+        let periods: Int64 = 20_000
+        let writer = Thread {
+            let block = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+            defer { block.deallocate() }
+            for period in 0..<periods {
+                for index in 0..<256 { block[index] = Float(period * 256 + Int64(index)) }
+                played.record(block, count: 256, at: period * 256)
+            }
+        }
+        writer.start()
+        var copy = [Float](repeating: 0, count: 1_024)
+        var whole = 0, refused = 0
+        while played.recordedEnd < periods * 256 {
+            // Behind the newest frame by up to more than the capacity: some copies are written over.
+            let end = played.recordedEnd
+            let frame = max(0, end - Int64((whole + refused) % 5_000))
+            let ok = copy.withUnsafeMutableBufferPointer { played.copy(from: frame, count: 1_024, into: $0.baseAddress!) }
+            guard ok else {
+                refused += 1
+                continue
+            }
+            whole += 1
+            for index in 0..<1_024 where copy[index] != Float(frame + Int64(index)) {
+                Issue.record("frame \(frame + Int64(index)) read as \(copy[index])")
+                return
+            }
+        }
+        #expect(whole > 0)
+    }
 }

@@ -12,9 +12,13 @@ import Synchronization
 public final class PlayedAudio: @unchecked Sendable {
     /// Frames kept, a power of two.
     public let capacity: Int
-    private let samples: UnsafeMutablePointer<Float>
-    /// The track frame after the last one recorded.
+    /// Each frame's sample as its bit pattern, stored and loaded relaxed: the counters order them.
+    private let samples: UnsafeMutablePointer<Atomic<UInt32>>
+    /// The track frame after the last one recorded, published once its samples are in.
     private let end = Atomic<Int64>(0)
+    /// The track frame after the last one being recorded, announced before its samples go in
+    /// (they write over the frames `capacity` before them): a seqlock's two counts.
+    private let claimed = Atomic<Int64>(0)
 
     /// Keeps at least `frames` frames (rounded up to a power of two).
     public init(frames: Int) {
@@ -22,24 +26,28 @@ public final class PlayedAudio: @unchecked Sendable {
         while capacity < max(frames, 1) { capacity <<= 1 }
         self.capacity = capacity
         samples = .allocate(capacity: capacity)
-        samples.initialize(repeating: 0, count: capacity)
+        for index in 0..<capacity { (samples + index).initialize(to: Atomic<UInt32>(0)) }
     }
 
-    deinit { samples.deallocate() }
+    deinit {
+        samples.deinitialize(count: capacity)
+        samples.deallocate()
+    }
 
     /// Audio thread: `block[0..<count]` was played from track frame `frame` on.
     public func record(_ block: UnsafePointer<Float>, count: Int, at frame: Int64) {
         let recorded = end.load(ordering: .relaxed)
+        claimed.store(frame + Int64(count), ordering: .relaxed)
+        atomicMemoryFence(ordering: .releasing)
         // A skip forward: the frames in between were never played.
         if frame > recorded {
-            let silent = min(frame - recorded, Int64(capacity))
-            var at = frame - silent
+            var at = frame - min(frame - recorded, Int64(capacity))
             while at < frame {
-                samples[index(at)] = 0
+                samples[index(at)].store(0, ordering: .relaxed)
                 at += 1
             }
         }
-        for offset in 0..<count { samples[index(frame + Int64(offset))] = block[offset] }
+        for offset in 0..<count { samples[index(frame + Int64(offset))].store(block[offset].bitPattern, ordering: .relaxed) }
         end.store(frame + Int64(count), ordering: .releasing)
     }
 
@@ -54,11 +62,11 @@ public final class PlayedAudio: @unchecked Sendable {
         guard frame + Int64(count) <= before, frame >= before - Int64(capacity) else { return false }
         for offset in 0..<count {
             let at = frame + Int64(offset)
-            output[offset] = at < 0 ? 0 : samples[index(at)]
+            output[offset] = at < 0 ? 0 : Float(bitPattern: samples[index(at)].load(ordering: .relaxed))
         }
-        // Whatever was recorded meanwhile may have written over the start of the range.
-        let after = end.load(ordering: .acquiring)
-        return frame >= after - Int64(capacity)
+        // Whatever is being recorded since may have written over the start of the range.
+        atomicMemoryFence(ordering: .acquiring)
+        return frame >= claimed.load(ordering: .relaxed) - Int64(capacity)
     }
 
     @inline(__always)
