@@ -60,48 +60,54 @@ extension LinkPeerTests {
     @Test(.enabled(if: (LinkBand.isAvailable && TerminalTests.tmuxInstalled) || required))
     func twoMetronomesClickTogetherAndATempoKeyInOneMovesLinkHutAndTheOther() throws {
         try #require(LinkBand.isAvailable && TerminalTests.tmuxInstalled, "LinkHut, jackd2, libasound2-plugins, libjack-jackd2-dev, clang and tmux are needed: run scripts/setup --test")
-        let band = try LinkBand(bpm: 100)
-        try band.startRecording(seconds: 18)
-        let environment = band.hut.environment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
-        let pane = try TmuxPane(command: "\(environment) \(metronomeBinary()) --link --bpm 60 --device metA --beat-sound \(band.sounds.beat) --bell-sound \(band.sounds.bell) --duration 16 2>/dev/null",
-                                width: 120)
-        let other = try band.metronome(device: "metB", ["--link", "--bpm", "200", "--duration", "16"])
-        defer { other.stop(sending: "") }
-        try pane.waitUntil("the status line shows two peers") { try pane.capture().contains("100 bpm") && pane.capture().contains("link: 2 peers") }
-        other.waitUntil("the other metronome's third bar, at LinkHut's tempo with two peers") {
-            other.lines.contains { $0.hasPrefix("bar 3 ") && $0.contains("100 bpm") && $0.hasSuffix("link: 2 peers") }
-        }
-        try pane.send("Up")
-        #expect(band.hut.hut.waitUntil("LinkHut at 101") { band.hut.status?.tempo == 101 })
-        other.waitUntil("the other metronome at 101") { other.lines.contains { $0.contains("101 bpm") } }
-        try pane.waitUntil("the status line at 101") { try pane.capture().contains("101 bpm") }
-        let channels = try band.recording()
-
-        let hut = LinkBand.hutClicks(channels[0])
-        let first = LinkBand.metronomeClicks(channels[1]), second = LinkBand.metronomeClicks(channels[2])
-        try #require(hut.count > 20 && first.count > 20 && second.count > 20, "clicks: LinkHut \(hut.count), \(first.count), \(second.count)")
-        for ours in [first, second] {
-            for (index, match) in LinkBand.nearest(ours.map(\.frame), in: hut.map(\.frame)).enumerated() {
-                #expect(abs(match.offset) <= Self.threeMilliseconds, "click \(index) at \(match.ours): \(match.offset) frames from LinkHut's")
-                #expect(ours[index].bell == hut[match.theirs].downbeat, "click \(index) at \(match.ours): bell \(ours[index].bell)")
+        for attempt in 1...3 {
+            let band = try LinkBand(bpm: 100)
+            try band.startRecording(seconds: 18)
+            let environment = band.hut.environment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
+            let pane = try TmuxPane(command: "\(environment) \(metronomeBinary()) --link --bpm 60 --device metA --beat-sound \(band.sounds.beat) --bell-sound \(band.sounds.bell) --duration 16 2>/dev/null",
+                                    width: 120)
+            let other = try band.metronome(device: "metB", ["--link", "--bpm", "200", "--duration", "16"])
+            defer { other.stop(sending: "") }
+            try pane.waitUntil("the status line shows two peers") { try pane.capture().contains("100 bpm") && pane.capture().contains("link: 2 peers") }
+            other.waitUntil("the other metronome's third bar, at LinkHut's tempo with two peers") {
+                other.lines.contains { $0.hasPrefix("bar 3 ") && $0.contains("100 bpm") && $0.hasSuffix("link: 2 peers") }
             }
-        }
-        // The two metronomes: once both play, every click of one within 1 ms of one of the other's, the same sound.
-        let start = max(first[0].frame, second[0].frame) - 48, end = min(first[first.count - 1].frame, second[second.count - 1].frame) + 48
-        let a = first.filter { $0.frame >= start && $0.frame <= end }, b = second.filter { $0.frame >= start && $0.frame <= end }
-        #expect(a.count == b.count && a.count > 10, "\(a.count) and \(b.count) clicks while both play")
-        for (index, match) in LinkBand.nearest(a.map(\.frame), in: b.map(\.frame)).enumerated() {
-            #expect(abs(match.offset) <= 48, "click \(index) at \(match.ours): \(match.offset) frames from the other's")
-            #expect(a[index].bell == b[match.theirs].bell)
-        }
-        // After the key both play 101 bpm: 594059 µs a beat, each interval within 1 ms (a beat at
-        // 100 or 102 bpm is 285 frames away). Link moves a peer's timeline by a fraction of a
-        // millisecond at times as its clock estimate settles (twice in full suites, 22 frames), so
-        // not within 12 frames; where each click falls against LinkHut's is checked above.
-        let beat101 = 594_059 * 48_000 / 1_000_000.0
-        for ours in [first, second] {
-            let intervals = zip(ours, ours.dropFirst()).map { $1.frame - $0.frame }
-            #expect(intervals.suffix(4).allSatisfy { abs(Double($0) - beat101) <= 48 }, "\(intervals)")
+            try pane.send("Up")
+            #expect(band.hut.hut.waitUntil("LinkHut at 101") { band.hut.status?.tempo == 101 })
+            other.waitUntil("the other metronome at 101") { other.lines.contains { $0.contains("101 bpm") } }
+            try pane.waitUntil("the status line at 101") { try pane.capture().contains("101 bpm") }
+            let channels = try band.recording()
+            // A JACK server that missed cycles (a loaded machine) moved the clicks of the clients
+            // that missed them by a period: the harness, not the metronome; taken again.
+            if band.hut.serverHadXrun, attempt < 3 { continue }
+
+            let hut = LinkBand.hutClicks(channels[0])
+            let first = LinkBand.metronomeClicks(channels[1]), second = LinkBand.metronomeClicks(channels[2])
+            try #require(hut.count > 20 && first.count > 20 && second.count > 20, "clicks: LinkHut \(hut.count), \(first.count), \(second.count)")
+            for ours in [first, second] {
+                for (index, match) in LinkBand.nearest(ours.map(\.frame), in: hut.map(\.frame)).enumerated() {
+                    #expect(abs(match.offset) <= Self.threeMilliseconds, "click \(index) at \(match.ours): \(match.offset) frames from LinkHut's")
+                    #expect(ours[index].bell == hut[match.theirs].downbeat, "click \(index) at \(match.ours): bell \(ours[index].bell)")
+                }
+            }
+            // The two metronomes: once both play, every click of one within 1 ms of one of the other's, the same sound.
+            let start = max(first[0].frame, second[0].frame) - 48, end = min(first[first.count - 1].frame, second[second.count - 1].frame) + 48
+            let a = first.filter { $0.frame >= start && $0.frame <= end }, b = second.filter { $0.frame >= start && $0.frame <= end }
+            #expect(a.count == b.count && a.count > 10, "\(a.count) and \(b.count) clicks while both play")
+            for (index, match) in LinkBand.nearest(a.map(\.frame), in: b.map(\.frame)).enumerated() {
+                #expect(abs(match.offset) <= 48, "click \(index) at \(match.ours): \(match.offset) frames from the other's")
+                #expect(a[index].bell == b[match.theirs].bell)
+            }
+            // After the key both play 101 bpm: 594059 µs a beat, each interval within 1 ms (a beat at
+            // 100 or 102 bpm is 285 frames away). Link moves a peer's timeline by a fraction of a
+            // millisecond at times as its clock estimate settles (twice in full suites, 22 frames), so
+            // not within 12 frames; where each click falls against LinkHut's is checked above.
+            let beat101 = 594_059 * 48_000 / 1_000_000.0
+            for ours in [first, second] {
+                let intervals = zip(ours, ours.dropFirst()).map { $1.frame - $0.frame }
+                #expect(intervals.suffix(4).allSatisfy { abs(Double($0) - beat101) <= 48 }, "\(intervals); server xrun: \(band.hut.serverHadXrun)")
+            }
+            return
         }
     }
 
