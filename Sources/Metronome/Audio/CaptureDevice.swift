@@ -9,20 +9,12 @@ import Glibc
 /// Reads wait (`snd_pcm_wait`, bounded) for frames: a device that stops
 /// delivering is an error after `stallLimitMilliseconds`, never a hang.
 /// Only the first channel is kept.
-public final class CaptureDevice: @unchecked Sendable {
+public final class CaptureDevice: PCMHandleOwner, @unchecked Sendable {
     public let name: String
     public let rate: SampleRate
-    private let handle: PCMHandle
-    private var pcm: OpaquePointer { handle.pcm }
-    private var floats: UnsafeMutablePointer<Float> { handle.floats }
-    private var shorts: UnsafeMutablePointer<Int16> { handle.shorts }
-    public var periodFrames: Int { handle.periodFrames }
-    public var bufferFrames: Int { handle.bufferFrames }
-    public var channels: Int { handle.channels }
+    let handle: PCMHandle
     /// Whether the device gives 32-bit float samples (else signed 16-bit).
     public var givesFloat: Bool { handle.float }
-    /// How long a read may wait for frames before the device counts as lost: 2 s, or four buffers if longer.
-    public var stallLimitMilliseconds: Int32 { handle.stallLimitMilliseconds }
 
     /// Opens `name` for capture at `rate` (the playback device's), with
     /// periods of `periodFrames` and a buffer of `bufferFrames`; the device may

@@ -8,20 +8,12 @@ import Glibc
 /// timestamps. Writes wait (`snd_pcm_wait`, bounded) while the buffer is
 /// full: a device that stops taking audio (its sound server gone) is an
 /// error after `stallLimit`, never a hang.
-public final class PCMDevice: AudioSink, @unchecked Sendable {
+public final class PCMDevice: AudioSink, PCMHandleOwner, @unchecked Sendable {
     public let name: String
     public let rate: SampleRate
-    private let handle: PCMHandle
-    private var pcm: OpaquePointer { handle.pcm }
-    private var floats: UnsafeMutablePointer<Float> { handle.floats }
-    private var shorts: UnsafeMutablePointer<Int16> { handle.shorts }
-    public var periodFrames: Int { handle.periodFrames }
-    public var bufferFrames: Int { handle.bufferFrames }
-    public var channels: Int { handle.channels }
+    let handle: PCMHandle
     /// Whether the device takes 32-bit float samples (else signed 16-bit).
     public var takesFloat: Bool { handle.float }
-    /// How long a write may wait for room before the device counts as lost: 2 s, or four buffers if longer.
-    public var stallLimitMilliseconds: Int32 { handle.stallLimitMilliseconds }
     /// Whether a sound server's plugin stands for the device (`SND_PCM_TYPE_IOPLUG`:
     /// ALSA's jack, pipewire, pulse): the server keeps the time, its own thread does the real-time work.
     public var servedBySoundServer: Bool { soundServer != nil }

@@ -101,3 +101,20 @@ final class PCMHandle: @unchecked Sendable {
     }
 
 }
+
+/// A device that owns a `PCMHandle`: its sizes and limits are the handle's.
+protocol PCMHandleOwner {
+    var handle: PCMHandle { get }
+}
+
+extension PCMHandleOwner {
+    var pcm: OpaquePointer { handle.pcm }
+    var floats: UnsafeMutablePointer<Float> { handle.floats }
+    var shorts: UnsafeMutablePointer<Int16> { handle.shorts }
+    /// Frames a period, and frames the buffer holds, as the device granted them.
+    public var periodFrames: Int { handle.periodFrames }
+    public var bufferFrames: Int { handle.bufferFrames }
+    public var channels: Int { handle.channels }
+    /// How long a read or write may wait before the device counts as lost: 2 s, or four buffers if longer.
+    public var stallLimitMilliseconds: Int32 { handle.stallLimitMilliseconds }
+}
