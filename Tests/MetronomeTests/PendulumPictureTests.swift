@@ -23,6 +23,34 @@ import Testing
         try check("60x22-\(name)", PendulumPicture.draw(width: 60, height: 22, angle: angle, status: status))
     }
 
+    /// The live loop draws the body once a size and each frame over a copy of it: every angle, in
+    /// every style and size, gives the picture drawn whole; and the grids compare cell by cell.
+    @Test func aFrameOverTheBodyDrawnOnceIsThePictureDrawnWhole() {
+        for style in PictureStyle.allCases {
+            for (width, height) in [(100, 35), (60, 22), (24, 12), (30, 6)] {
+                var body = TextGrid(width: width, height: height)
+                PendulumPicture.drawBody(into: &body, style: style)
+                var frame = TextGrid(width: width, height: height)
+                for tenth in stride(from: -300, through: 300, by: 7) {
+                    let angle = Double(tenth) / 10
+                    frame.copy(from: body)
+                    PendulumPicture.drawFront(into: &frame, angle: angle, status: status, statusLine: status.text(width: width), style: style)
+                    let whole = PendulumPicture.draw(width: width, height: height, angle: angle, status: status, style: style)
+                    #expect(frame == whole, "\(style) \(width)x\(height) at \(angle)")
+                    #expect(frame.text == whole.text)
+                }
+            }
+        }
+        var one = TextGrid(width: 5, height: 2), other = one
+        #expect(one == other)
+        other.put("x", x: 4, y: 1)
+        #expect(one != other)
+        one.copy(from: other)
+        #expect(one == other && one.character(x: 4, y: 1) == "x")
+        #expect(TextGrid(width: 5, height: 2) != TextGrid(width: 2, height: 5))
+        #expect(TextGrid(width: 0, height: 3) == TextGrid(width: 0, height: 3))
+    }
+
     @Test func theBellBeatMarksTheWeight() throws {
         var one = status
         one.beatInBar = 1

@@ -15,14 +15,12 @@ final class LiveLoop {
     let passageLog: LockFreeQueue<Passage>
     /// A setlist's songs, moved through by `n` and `p`.
     let songs: SongSwitcher?
-    /// Made again once `run()` knows whether there is a picture. A stored property, not a lazy one:
-    /// a lazy one is mutated through a copy, and every frame would copy the pictures.
-    private var view: LiveView
+    /// The practice keys' state, handed to the view `run()` makes. The view itself is a local of
+    /// `run()`: as a stored property of this class every access to it paid a dynamic exclusivity check.
+    private let controller: PracticeController
     let clock = MonotonicClock()
     private var screen: TerminalScreen?
     private var keys: KeyInput?
-    /// The keys' and the signals' descriptors, for `poll`.
-    private var pollSet = [pollfd](repeating: pollfd(), count: 2)
 
     init(settings: Settings, playback: LivePlayback, signals: TerminationSignals, trace: Trace?,
          clickLog: ClickLog, passageLog: LockFreeQueue<Passage>, controller: PracticeController, songs: SongSwitcher? = nil,
@@ -35,8 +33,7 @@ final class LiveLoop {
         self.trace = trace
         self.clickLog = clickLog
         self.passageLog = passageLog
-        view = Self.view(settings: settings, playback: playback, controller: controller, tracing: trace != nil, picture: false,
-                         inspecting: inspection?.settings.mode == .inspect)
+        self.controller = controller
     }
 
     /// Runs until playback ends; returns the exit status (128+N after signal N).
@@ -48,8 +45,10 @@ final class LiveLoop {
             keys = KeyInput()
         }
         defer { leave() }
-        view = Self.view(settings: settings, playback: playback, controller: view.controller, tracing: trace != nil,
-                         picture: screen != nil, inspecting: inspection?.settings.mode == .inspect)
+        // Locals from here on: a stored property of a class is checked for exclusive access at every use.
+        let screen = self.screen, keys = self.keys
+        var view = Self.view(settings: settings, playback: playback, controller: controller, tracing: trace != nil,
+                             picture: screen != nil, inspecting: inspection?.settings.mode == .inspect)
         if screen != nil {
             let size = TerminalScreen.size()
             view.resize(width: size.width, height: size.height, at: clock.now())
@@ -69,9 +68,9 @@ final class LiveLoop {
             let now = clock.now()
             // A frame when one is due; a key or a signal in between wakes the loop without moving the frames.
             if now >= view.nextWake {
-                collectSongs()
-                collectPassages(at: now)
-                collectClicks()
+                collectSongs(into: &view)
+                collectPassages(at: now, into: &view)
+                collectClicks(into: &view)
                 if let heard = inspection?.listen(sample: playback.position.snapshot(), now: now) {
                     if !heard.lines.isEmpty { TerminalScreen.emit(heard.lines) }
                     view.heard(offsets: heard.offsets)
@@ -86,7 +85,7 @@ final class LiveLoop {
             }
             // Rounded up: a wait of 0 ms before the frame is due would spin.
             let timeout = Int((max(view.nextWake.nanoseconds - clock.now().nanoseconds, 0) + 999_999) / 1_000_000)
-            let (signal, keyReady) = waitForInput(milliseconds: timeout)
+            let (signal, keyReady) = waitForInput(milliseconds: timeout, keys: keys)
             if let signal {
                 switch signal {
                 case SIGWINCH:
@@ -94,7 +93,7 @@ final class LiveLoop {
                     view.resize(width: size.width, height: size.height, at: clock.now())
                     screen?.invalidate()
                 case SIGTSTP:
-                    suspend()
+                    suspend(&view)
                     view.resume(at: clock.now())
                 default:
                     if status == 0 { status = TerminationSignals.exitStatus(for: signal) }
@@ -114,7 +113,7 @@ final class LiveLoop {
             }
         }
         playback.join()
-        collectClicks()
+        collectClicks(into: &view)
         if let notes = inspection?.finish(sample: { [playback] in playback.position.snapshot() }), !notes.isEmpty { TerminalScreen.emit(notes) }
         let lines = view.finish()
         if !lines.isEmpty { TerminalScreen.emit(lines) }
@@ -123,7 +122,7 @@ final class LiveLoop {
     }
 
     /// The songs the track started since: the status line and the trace follow, and a song wanted since is asked for.
-    private func collectSongs() {
+    private func collectSongs(into view: inout LiveView) {
         guard let songs, let log = playback.track.songLog else { return }
         while let start = log.pop() {
             guard let (song, next) = songs.started(start) else { continue }
@@ -148,7 +147,7 @@ final class LiveLoop {
     /// Ctrl-Z: the terminal as it was, the process stopped until `fg`, then the picture back whole.
     /// The audio thread stops with the process (a suspended job is silent); on `fg` the
     /// stall watch puts the clicks back on the grid in real time.
-    private func suspend() {
+    private func suspend(_ view: inout LiveView) {
         screen?.suspend()
         if screen == nil { keys?.restore() }
         TerminationSignals.stopProcess()
@@ -169,26 +168,29 @@ final class LiveLoop {
 
     /// Waits for a key or a signal until the timeout: the signal if one came, and whether a key is waiting.
     /// One `poll` for both where the signals have a descriptor: a wakeup is one system call.
-    private func waitForInput(milliseconds: Int) -> (signal: Int32?, keyReady: Bool) {
+    private func waitForInput(milliseconds: Int, keys: KeyInput?) -> (signal: Int32?, keyReady: Bool) {
         guard let keys else { return (signals.wait(milliseconds: milliseconds), false) }
         let watched = signals.descriptor >= 0 ? 2 : 1
-        pollSet[0] = pollfd(fd: keys.descriptor, events: Int16(POLLIN), revents: 0)
-        pollSet[1] = pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&pollSet, nfds_t(watched), Int32(milliseconds)) > 0
-        let keyReady = ready && pollSet[0].revents & Int16(POLLIN) != 0
-        let signalPending = watched == 1 || ready && pollSet[1].revents & Int16(POLLIN) != 0
+        // On the stack: no array, no access to a stored property.
+        var set = (pollfd(fd: keys.descriptor, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0))
+        let ready = withUnsafeMutableBytes(of: &set) {
+            poll($0.baseAddress!.assumingMemoryBound(to: pollfd.self), nfds_t(watched), Int32(milliseconds))
+        } > 0
+        let keyReady = ready && set.0.revents & Int16(POLLIN) != 0
+        let signalPending = watched == 1 || ready && set.1.revents & Int16(POLLIN) != 0
         return (signalPending ? signals.take() : nil, keyReady)
     }
 
     /// New passages from the audio thread for the view; the trace notes each new grid at its first click.
-    private func collectPassages(at now: MonotonicInstant) {
+    private func collectPassages(at now: MonotonicInstant, into view: inout LiveView) {
         var passages: [Passage] = []
         while let passage = passageLog.pop() { passages.append(passage) }
         guard !passages.isEmpty else { return }
         for change in view.receive(passages: passages, at: now) { trace?.tempo(change.tempo, frame: change.frame) }
     }
 
-    private func collectClicks() {
+    private func collectClicks(into view: inout LiveView) {
         let started = clickLog.drain()
         guard !started.isEmpty else { return }
         if let trace { for click in started { trace.click(click) } }

@@ -61,6 +61,8 @@ struct LiveView {
     /// The picture as last made (what the screen shows once drawn), and a scratch one to make the next in.
     private(set) var grid = TextGrid(width: 0, height: 0)
     private var probe = TextGrid(width: 0, height: 0)
+    /// The part of the picture that never moves, drawn once a size: each frame starts from a copy of it.
+    private var body = TextGrid(width: 0, height: 0)
     private var size = (width: 80, height: 24)
     /// The status line while its status is unchanged: one for the frames made, one for looking ahead.
     private var statusCache: (status: PendulumStatus?, line: String) = (nil, "")
@@ -300,6 +302,8 @@ struct LiveView {
                                     latencyTenths: latencyTenths, song: song, linkPeers: linkPeers, practice: practice)
         if probe.width != size.width || probe.height != size.height {
             probe = TextGrid(width: size.width, height: size.height)
+            body = TextGrid(width: size.width, height: size.height)
+            PendulumPicture.drawBody(into: &body, style: style)
             statusCache.status = nil
             probeCache.status = nil
         }
@@ -311,7 +315,8 @@ struct LiveView {
             if status != statusCache.status { statusCache = (status, status.text(width: size.width)) }
             line = statusCache.line
         }
-        PendulumPicture.draw(into: &probe, angle: angle, status: status, statusLine: line, style: style)
+        probe.copy(from: body)
+        PendulumPicture.drawFront(into: &probe, angle: angle, status: status, statusLine: line, style: style)
         if helpShown { PendulumPicture.drawHelp(into: &probe, style: style) }
         return angle
     }

@@ -15,40 +15,65 @@ public enum PendulumPicture {
         return grid
     }
 
-    /// Draws over `grid` (cleared first), with the status line already made:
-    /// the live loop reuses one grid and one line while they do not change.
+    /// Draws over `grid` (cleared first), with the status line already made.
     public static func draw(into grid: inout TextGrid, angle: Double, status: PendulumStatus, statusLine: String,
                             style: PictureStyle = .ascii) {
-        grid.clear()
-        let width = grid.width, height = grid.height
-        let glyphs = style.glyphs
-        guard width >= minimumWidth, height >= minimumHeight else {
-            drawIndicator(into: &grid, angle: angle, status: status, glyphs: glyphs)
-            return
-        }
-        // The body: as tall as fits above the status line, 0.6 of its height wide (in cells, x2).
-        var bodyHeight = min(height - 3, 40)
-        while bodyHeight > 6, Int(Double(bodyHeight) * 1.2) + 2 > width { bodyHeight -= 1 }
-        let bottomHalf = max(4, Int(Double(bodyHeight) * 0.6))
-        let topHalf = max(2, bottomHalf / 2)
-        let centre = width / 2
-        let base = (height - 2 + bodyHeight) / 2  // the body's bottom row
-        let top = base - bodyHeight + 1
+        drawBody(into: &grid, style: style)
+        drawFront(into: &grid, angle: angle, status: status, statusLine: statusLine, style: style)
+    }
 
+    /// Where the parts go in a grid of this size; nil where it is too small for the body (a one-line indicator).
+    struct Layout {
+        let centre, base, top, bodyHeight, topHalf, bottomHalf: Int
+
+        init?(width: Int, height: Int) {
+            guard width >= minimumWidth, height >= minimumHeight else { return nil }
+            // The body: as tall as fits above the status line, 0.6 of its height wide (in cells, x2).
+            var bodyHeight = min(height - 3, 40)
+            while bodyHeight > 6, Int(Double(bodyHeight) * 1.2) + 2 > width { bodyHeight -= 1 }
+            self.bodyHeight = bodyHeight
+            bottomHalf = max(4, Int(Double(bodyHeight) * 0.6))
+            topHalf = max(2, bottomHalf / 2)
+            centre = width / 2
+            base = (height - 2 + bodyHeight) / 2  // the body's bottom row
+            top = base - bodyHeight + 1
+        }
+    }
+
+    /// The part that never moves, over a blank grid: the body's outline (nothing where the grid is
+    /// too small for it). The live loop draws it once a size and starts every frame from a copy.
+    public static func drawBody(into grid: inout TextGrid, style: PictureStyle = .ascii) {
+        grid.clear()
+        guard let layout = Layout(width: grid.width, height: grid.height) else { return }
+        let glyphs = style.glyphs
+        let centre = layout.centre, top = layout.top, base = layout.base
         // Outline: top edge, sloping sides, base.
-        for row in top...base {
-            let fraction = Double(row - top) / Double(max(bodyHeight - 1, 1))
-            let half = Int((Double(topHalf) + Double(bottomHalf - topHalf) * fraction).rounded())
+        for row in top..<(base + 1) {
+            let fraction = Double(row - top) / Double(max(layout.bodyHeight - 1, 1))
+            let half = Int((Double(layout.topHalf) + Double(layout.bottomHalf - layout.topHalf) * fraction).rounded())
             if row == top {
-                for x in (centre - half)...(centre + half) { grid.put(glyphs.topEdge, x: x, y: row - 1) }
+                for x in (centre - half)..<(centre + half + 1) { grid.put(glyphs.topEdge, x: x, y: row - 1) }
             }
             if row == base {
-                for x in (centre - half - 1)...(centre + half + 1) { grid.put(glyphs.base, x: x, y: row) }
+                for x in (centre - half - 1)..<(centre + half + 2) { grid.put(glyphs.base, x: x, y: row) }
             } else {
                 grid.put(glyphs.leftSide, x: centre - half, y: row)
                 grid.put(glyphs.rightSide, x: centre + half, y: row)
             }
         }
+    }
+
+    /// What moves and what is said, over the body (`drawBody`): the rod, the weight, the cover over
+    /// the pivot, the inspector's mark and the status line; or the one-line indicator.
+    public static func drawFront(into grid: inout TextGrid, angle: Double, status: PendulumStatus, statusLine: String,
+                                 style: PictureStyle = .ascii) {
+        let width = grid.width, height = grid.height
+        let glyphs = style.glyphs
+        guard let layout = Layout(width: width, height: height) else {
+            drawIndicator(into: &grid, angle: angle, status: status, glyphs: glyphs)
+            return
+        }
+        let centre = layout.centre, base = layout.base, bodyHeight = layout.bodyHeight
 
         // The rod, from the pivot near the bottom.
         let coverHeight = max(2, bodyHeight / 5)
@@ -61,7 +86,7 @@ public enum PendulumPicture {
             let rodCharacter: Unicode.Scalar = abs(angle) < 8 ? "|" : (angle > 0 ? "/" : "\\")
             // One cell a row, at the rod's x in the middle of that row.
             let rows = Int((length * -dy).rounded())
-            for rise in 0...max(rows, 0) {
+            for rise in 0..<(max(rows, 0) + 1) {
                 let along = Double(rise) / max(-dy, 0.01)
                 grid.put(rodCharacter, x: Int((Double(centre) + dx * along).rounded()), y: Int(pivotRow) - rise)
             }
@@ -69,7 +94,7 @@ public enum PendulumPicture {
             // Braille dots, two across and four down a cell, an eighth of a row apart along the rod,
             // from the middle of the pivot's cell.
             let steps = Int(length * 8)
-            for step in 0...steps {
+            for step in 0..<(steps + 1) {
                 let along = Double(step) / 8
                 let x = (Double(centre) + 0.5 + dx * along) * 2, y = (pivotRow + 0.5 + dy * along) * 4
                 grid.dot(x: Int(x.rounded(.down)), y: Int(y.rounded(.down)))
@@ -82,10 +107,10 @@ public enum PendulumPicture {
         grid.write(status.ringsTheBell ? glyphs.bellWeight : glyphs.weight, x: wx - 1, y: wy)
 
         // The cover over the pivot: a small solid trapezoid on the base.
-        for offset in 1...coverHeight {
+        for offset in 1..<(coverHeight + 1) {
             let row = base - offset
-            let half = max(2, bottomHalf / 3) - offset / 2
-            for x in (centre - half)...(centre + half) { grid.put(glyphs.cover, x: x, y: row) }
+            let half = max(2, layout.bottomHalf / 3) - offset / 2
+            for x in (centre - half)..<(centre + half + 1) { grid.put(glyphs.cover, x: x, y: row) }
         }
         // The practice inspector's word on the last note, where a timeline would put it: early on the left, late on the right.
         if let mark = status.practice?.mark {

@@ -1,3 +1,5 @@
+import Glibc
+
 /// A rectangle of characters (Unicode scalars, one a cell), drawn into by the
 /// picture and written to the terminal.
 public struct TextGrid: Equatable, Sendable {
@@ -19,6 +21,25 @@ public struct TextGrid: Equatable, Sendable {
         self.width = max(width, 0)
         self.height = max(height, 0)
         cells = [UInt32](repeating: Self.blank, count: self.width * self.height)
+    }
+
+    /// Becomes a copy of `other`, a grid of the same size, in place: no allocation.
+    public mutating func copy(from other: TextGrid) {
+        precondition(width == other.width && height == other.height, "grids of different sizes")
+        cells.withUnsafeMutableBufferPointer { target in
+            other.cells.withUnsafeBufferPointer { source in _ = target.update(fromContentsOf: source) }
+        }
+    }
+
+    /// Same size and the same cells, compared as memory.
+    public static func == (left: TextGrid, right: TextGrid) -> Bool {
+        guard left.width == right.width, left.height == right.height else { return false }
+        return left.cells.withUnsafeBytes { a in
+            right.cells.withUnsafeBytes { b in
+                guard let first = a.baseAddress, let second = b.baseAddress else { return true }  // no cells
+                return memcmp(first, second, a.count) == 0
+            }
+        }
     }
 
     /// Blanks every cell.
