@@ -302,10 +302,13 @@ struct LiveView {
                                     latencyTenths: latencyTenths, song: song, linkPeers: linkPeers, practice: practice)
         if probe.width != size.width || probe.height != size.height {
             probe = TextGrid(width: size.width, height: size.height)
-            body = TextGrid(width: size.width, height: size.height)
-            PendulumPicture.drawBody(into: &body, style: style)
             statusCache.status = nil
             probeCache.status = nil
+        }
+        // By its own size: the probe swapped with the last picture is made again once more after a resize.
+        if body.width != size.width || body.height != size.height {
+            body = TextGrid(width: size.width, height: size.height)
+            PendulumPicture.drawBody(into: &body, style: style)
         }
         let line: String
         if lookingAhead {
