@@ -26,9 +26,9 @@ let package = Package(
             pkgConfig: "samplerate",
             providers: [.apt(["libsamplerate0-dev"])]
         ),
+        // aubio's header only: the library is loaded by the inspector (dlopen), not linked.
         .systemLibrary(
             name: "CAubio",
-            pkgConfig: "aubio",
             providers: [.apt(["libaubio-dev"])]
         ),
         // Ableton Link (Debian's ableton-link-dev, header-only, in /usr/include/ableton)

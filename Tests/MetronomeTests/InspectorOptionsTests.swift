@@ -48,6 +48,26 @@ import Testing
         #expect(lines.count == 1 && lines.first?.hasPrefix("metronome: cannot open input device 'no_such_input': ") == true, "\(result.standardError)")
     }
 
+    /// aubio is loaded by the inspector, not at start-up: with libaubio unreadable (an empty
+    /// file bound over it in a mount namespace of the run's own), a run that does not listen
+    /// plays as ever, and `--inspect` says in one line what it needs and exits 69.
+    @Test func aubioIsNeededOnlyToListen() throws {
+        let library = URL(fileURLWithPath: "/usr/lib/x86_64-linux-gnu/libaubio.so.5").resolvingSymlinksInPath().path
+        try #require(FileManager.default.fileExists(atPath: library), "libaubio5 is needed: run scripts/setup --test")
+        func withoutAubio(_ arguments: [String]) throws -> RunResult {
+            let command = (["mount", "--bind", "/dev/null", library, "&&", "exec", metronomeBinary()] + arguments).joined(separator: " ")
+            return try run("/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c", command])
+        }
+        let played = try withoutAubio(["--device", "null", "--bpm", "240", "--duration", "1", "--no-pendulum"])
+        #expect(played.status == 0 && played.standardError.isEmpty, "\(played.standardError)")
+        let inspected = try withoutAubio(["--inspect", "--device", "null", "--input-device", "null", "--duration", "1", "--no-pendulum"])
+        #expect(inspected.status == 69)
+        // dlerror's words: the file as the loader found it, and why.
+        #expect(inspected.standardError.hasPrefix("metronome: the practice inspector needs aubio (package libaubio5): /"), "\(inspected.standardError)")
+        #expect(inspected.standardError.hasSuffix("/libaubio.so.5: file too short\n"), "\(inspected.standardError)")
+        #expect(inspected.standardError.filter { $0 == "\n" }.count == 1, "\(inspected.standardError)")
+    }
+
     @Test func theRoundTripIsSavedPerPairOfDevices() throws {
         let directory = TemporaryDirectory()
         let store = RoundTripStore(path: directory.file("config/metronome/round-trips"))

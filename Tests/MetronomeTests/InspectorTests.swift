@@ -42,6 +42,21 @@ import Testing
         return (notes, inspector)
     }
 
+    /// An input that hands over frames faster than real time (ALSA's `null`) must not hold the
+    /// UI loop in one `listen`: each call takes `chunksPerListen` chunks at most, the rest the next.
+    @Test func oneListenTakesABoundedShareOfABacklog() throws {
+        let log = CaptureLog(capacity: 4_096)
+        let inspector = try #require(Inspector(log: log, rate: .standard, roundTripFrames: 0))
+        let backlog = Inspector.chunksPerListen + 1_000
+        for index in 0..<backlog {
+            #expect(log.tryPush(CapturedChunk(firstFrame: Int64(index * CapturedChunk.capacity), count: CapturedChunk.capacity,
+                                              stampFrame: 0, stampNanoseconds: 0)))
+        }
+        let now = MonotonicInstant(nanoseconds: 1_000_000_000)
+        _ = inspector.listen(sample: (heard: 0, at: MonotonicInstant(nanoseconds: 0), written: 0), now: now)
+        #expect(log.drain().count == backlog - Inspector.chunksPerListen)
+    }
+
     @Test func notesArePlacedOnTheOutputsFramesByBothStamps() throws {
         let offsets: [Int64] = [0, -1_680, 817, -48, 48, 1_680, -1_000, 333]
         for shift: Int64 in [0, 12_345, -7_000] {

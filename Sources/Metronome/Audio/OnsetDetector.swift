@@ -1,7 +1,8 @@
 import CAubio
 
 /// Finds where notes start in a stream of mono frames: aubio's onset
-/// detector (`new_aubio_onset`, `aubio_onset_do`), fed a hop at a time.
+/// detector (`new_aubio_onset`, `aubio_onset_do`), fed a hop at a time,
+/// through `AubioLibrary` (loaded on first use).
 ///
 /// The method and sizes are the ones measured best on percussive hits
 /// (`kl`, a 256-frame window, a 64-frame hop). aubio places an onset
@@ -29,6 +30,7 @@ public final class OnsetDetector {
     /// How far behind the frames fed an onset is found: aubio's delay (`aubio_onset_get_delay`), in frames.
     public let delayFrames: Int64
 
+    private let aubio: AubioLibrary
     private let onset: OpaquePointer
     private let input: UnsafeMutablePointer<fvec_t>
     private let output: UnsafeMutablePointer<fvec_t>
@@ -37,31 +39,39 @@ public final class OnsetDetector {
     /// Frames fed so far.
     public private(set) var framesFed: Int64 = 0
 
-    /// Nil when aubio refuses the method or sizes at `rate`.
+    /// Whether aubio can be loaded, and if not why (`AubioLibrary`): the inspector asks before it opens anything.
+    public static var unavailable: AubioLibraryError? {
+        if case .failure(let error) = AubioLibrary.shared { return error }
+        return nil
+    }
+
+    /// Nil when aubio cannot be loaded (`unavailable` says why) or refuses the method or sizes at `rate`.
     public init?(rate: SampleRate) {
-        guard let onset = new_aubio_onset(Self.method, UInt32(Self.window), UInt32(Self.hop), UInt32(rate.framesPerSecond)) else {
+        guard case .success(let aubio) = AubioLibrary.shared,
+              let onset = aubio.newOnset(Self.method, UInt32(Self.window), UInt32(Self.hop), UInt32(rate.framesPerSecond)) else {
             return nil
         }
-        guard let input = new_fvec(UInt32(Self.hop)), let output = new_fvec(1) else {
-            del_aubio_onset(onset)
+        guard let input = aubio.newVector(UInt32(Self.hop)), let output = aubio.newVector(1) else {
+            aubio.deleteOnset(onset)
             return nil
         }
         // Neither adaptive whitening nor log compression: without them kl found more of the synthetic hits.
-        aubio_onset_set_awhitening(onset, 0)
-        aubio_onset_set_compression(onset, 0)
+        _ = aubio.setAdaptiveWhitening(onset, 0)
+        _ = aubio.setCompression(onset, 0)
+        self.aubio = aubio
         self.onset = onset
         self.input = input
         self.output = output
         history = .allocate(capacity: Self.historyFrames)
         history.initialize(repeating: 0, count: Self.historyFrames)
         self.rate = rate
-        delayFrames = Int64(aubio_onset_get_delay(onset))
+        delayFrames = Int64(aubio.delay(onset))
     }
 
     deinit {
-        del_aubio_onset(onset)
-        del_fvec(input)
-        del_fvec(output)
+        aubio.deleteOnset(onset)
+        aubio.deleteVector(input)
+        aubio.deleteVector(output)
         history.deallocate()
     }
 
@@ -70,7 +80,7 @@ public final class OnsetDetector {
     public func feed(_ frames: UnsafePointer<Float>) -> Int64? {
         input.pointee.data.update(from: frames, count: Self.hop)
         (history + Int(framesFed % Int64(Self.historyFrames))).update(from: frames, count: Self.hop)
-        aubio_onset_do(onset, input, output)
+        aubio.detect(onset, input, output)
         let before = framesFed
         framesFed += Int64(Self.hop)
         // aubio's peak picker gives where in the hop the peak fell, a fraction of a hop that is 0 only

@@ -69,12 +69,20 @@ public final class Inspector {
     /// The click number (`beat` in the trace) a match is on.
     public func beat(of match: NoteMatch) -> Int64 { beats[Int(match.target.index)] }
 
-    /// Takes everything captured since the last call; `sample` is the output's
-    /// audible position (`AudiblePosition.snapshot`). Returns the notes found.
+    /// The most chunks one `listen` takes: 2.7 s of input at 48 kHz, far more than a
+    /// frame's worth (13 chunks at 60 frames/s), so a loop held up catches up in a few
+    /// calls; and an input with no clock of its own (ALSA's `null`, which hands over
+    /// silence as fast as it is read) cannot keep the UI loop from its keys, its
+    /// signals and the end of the run.
+    public static let chunksPerListen = 2_048
+
+    /// Takes what was captured since the last call (`chunksPerListen` chunks at most);
+    /// `sample` is the output's audible position (`AudiblePosition.snapshot`). Returns the notes found.
     public func listen(sample: (heard: Int64, at: MonotonicInstant, written: Int64), now: MonotonicInstant) -> [Note] {
         if sample.at.nanoseconds != 0 { _ = outputLine.heardFrame(at: now, sample: sample) }
         var found: [Note] = []
-        while let chunk = log.pop() {
+        for _ in 0..<Self.chunksPerListen {
+            guard let chunk = log.pop() else { break }
             if chunk.stampNanoseconds != 0 {
                 _ = captureLine.heardFrame(at: now, sample: (chunk.stampFrame, MonotonicInstant(nanoseconds: chunk.stampNanoseconds), .max))
             }

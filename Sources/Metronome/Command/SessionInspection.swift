@@ -7,6 +7,9 @@ extension Session {
     /// `--calibrate` saved for the pair, else none), and the listener.
     static func openInspection(_ inspector: InspectorSettings, settings: Settings, sink: any AudioSink,
                                trace: Trace?) throws(MetronomeError) -> Inspection {
+        if let missing = OnsetDetector.unavailable {
+            throw MetronomeError(.unavailable, "the practice inspector needs aubio (package libaubio5): \(missing.message)")
+        }
         let device: CaptureDevice
         do {
             device = try CaptureDevice(name: inspector.inputDevice, rate: sink.rate, periodFrames: sink.periodFrames)
