@@ -64,7 +64,8 @@ public final class Inspection {
         }
         capture.stop()
         capture.join()
-        lines += listen(sample: sample(), now: clock.now()).lines
+        // The capture thread is done: take what it left, however much (one listen takes a bounded share).
+        repeat { lines += listen(sample: sample(), now: clock.now()).lines } while capture.log.peek() != nil
         lines += report(inspector.finish()).lines
         trace?.flush()
         return lines
