@@ -48,14 +48,14 @@ public enum PendulumPicture {
         let glyphs = style.glyphs
         let centre = layout.centre, top = layout.top, base = layout.base
         // Outline: top edge, sloping sides, base.
-        for row in top..<(base + 1) {
+        for row in top...base {
             let fraction = Double(row - top) / Double(max(layout.bodyHeight - 1, 1))
             let half = Int((Double(layout.topHalf) + Double(layout.bottomHalf - layout.topHalf) * fraction).rounded())
             if row == top {
-                for x in (centre - half)..<(centre + half + 1) { grid.put(glyphs.topEdge, x: x, y: row - 1) }
+                for x in (centre - half)...(centre + half) { grid.put(glyphs.topEdge, x: x, y: row - 1) }
             }
             if row == base {
-                for x in (centre - half - 1)..<(centre + half + 2) { grid.put(glyphs.base, x: x, y: row) }
+                for x in (centre - half - 1)...(centre + half + 1) { grid.put(glyphs.base, x: x, y: row) }
             } else {
                 grid.put(glyphs.leftSide, x: centre - half, y: row)
                 grid.put(glyphs.rightSide, x: centre + half, y: row)
@@ -86,7 +86,7 @@ public enum PendulumPicture {
             let rodCharacter: Unicode.Scalar = abs(angle) < 8 ? "|" : (angle > 0 ? "/" : "\\")
             // One cell a row, at the rod's x in the middle of that row.
             let rows = Int((length * -dy).rounded())
-            for rise in 0..<(max(rows, 0) + 1) {
+            for rise in 0...max(rows, 0) {
                 let along = Double(rise) / max(-dy, 0.01)
                 grid.put(rodCharacter, x: Int((Double(centre) + dx * along).rounded()), y: Int(pivotRow) - rise)
             }
@@ -94,7 +94,7 @@ public enum PendulumPicture {
             // Braille dots, two across and four down a cell, an eighth of a row apart along the rod,
             // from the middle of the pivot's cell.
             let steps = Int(length * 8)
-            for step in 0..<(steps + 1) {
+            for step in 0...steps {
                 let along = Double(step) / 8
                 let x = (Double(centre) + 0.5 + dx * along) * 2, y = (pivotRow + 0.5 + dy * along) * 4
                 grid.dot(x: Int(x.rounded(.down)), y: Int(y.rounded(.down)))
@@ -107,10 +107,10 @@ public enum PendulumPicture {
         grid.write(status.ringsTheBell ? glyphs.bellWeight : glyphs.weight, x: wx - 1, y: wy)
 
         // The cover over the pivot: a small solid trapezoid on the base.
-        for offset in 1..<(coverHeight + 1) {
+        for offset in 1...coverHeight {
             let row = base - offset
             let half = max(2, layout.bottomHalf / 3) - offset / 2
-            for x in (centre - half)..<(centre + half + 1) { grid.put(glyphs.cover, x: x, y: row) }
+            for x in (centre - half)...(centre + half) { grid.put(glyphs.cover, x: x, y: row) }
         }
         // The practice inspector's word on the last note, where a timeline would put it: early on the left, late on the right.
         if let mark = status.practice?.mark {
