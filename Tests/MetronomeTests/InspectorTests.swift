@@ -54,11 +54,10 @@ import Testing
         }
         let now = MonotonicInstant(nanoseconds: 1_000_000_000)
         _ = inspector.listen(sample: (heard: 0, at: MonotonicInstant(nanoseconds: 0), written: 0), now: now)
-        var left = log.drain()
+        let left = log.drain()
         #expect(left.count == backlog - Inspector.chunksPerListen)
         // The next call takes the rest.
         for chunk in left { #expect(log.tryPush(chunk)) }
-        left = []
         _ = inspector.listen(sample: (heard: 0, at: MonotonicInstant(nanoseconds: 0), written: 0), now: now)
         #expect(log.pop() == nil)
     }
