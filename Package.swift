@@ -5,10 +5,10 @@ let package = Package(
     name: "metronome",
     products: [
         .executable(name: "metronome", targets: ["metronome"]),
-        .library(name: "Metronome", targets: ["Metronome"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         .systemLibrary(
@@ -38,15 +38,36 @@ let package = Package(
             cxxSettings: [.define("LINK_PLATFORM_LINUX", to: "1")],
             linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("atomic")]
         ),
+        // One target per layer, each importing only the ones below it (ARCHITECTURE.md,
+        // checked by scripts/check-layers); a C library only where it is called.
+        .target(name: "MetronomeSupport", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "MetronomeTiming", dependencies: ["MetronomeSupport"]),
+        .target(name: "MetronomeLink", dependencies: ["MetronomeSupport", "MetronomeTiming", "CLink"]),
         .target(
-            name: "Metronome",
-            dependencies: ["CAlsa", "CSndFile", "CSampleRate", "CLink", "CAubio"]
+            name: "MetronomeAudio",
+            dependencies: ["MetronomeSupport", "MetronomeTiming", "MetronomeLink", "CAlsa", "CSndFile", "CSampleRate",
+                           .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        .target(name: "MetronomeRender", dependencies: ["MetronomeSupport", "MetronomeTiming", "MetronomeAudio", "CSndFile", .product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "MetronomePendulum", dependencies: ["MetronomeSupport", "MetronomeTiming"]),
+        .target(name: "MetronomeTerminal", dependencies: ["MetronomeSupport"]),
+        .target(
+            name: "MetronomeListening",
+            dependencies: ["MetronomeSupport", "MetronomeTiming", "MetronomeAudio", "MetronomeRender", "MetronomePendulum",
+                           "CAlsa", "CAubio", .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        .target(
+            name: "MetronomeSession",
+            dependencies: ["MetronomeSupport", "MetronomeTiming", "MetronomeLink", "MetronomeAudio", "MetronomeRender",
+                           "MetronomePendulum", "MetronomeTerminal", "MetronomeListening", .product(name: "SystemPackage", package: "swift-system")]
         ),
         .target(
             name: "MetronomeCommandLine",
             dependencies: [
-                "Metronome",
+                "MetronomeSupport", "MetronomeTiming", "MetronomeAudio", "MetronomeRender", "MetronomePendulum",
+                "MetronomeTerminal", "MetronomeSession",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         .executableTarget(
@@ -55,27 +76,45 @@ let package = Package(
         ),
         .executableTarget(
             name: "metronome-fuzz",
-            dependencies: ["Metronome", "MetronomeCommandLine"]
+            dependencies: ["MetronomeTiming", "MetronomeSession", "MetronomeCommandLine"]
         ),
         .executableTarget(
             name: "make-sounds",
-            dependencies: ["Metronome"]
+            dependencies: ["MetronomeAudio", "MetronomeRender", "MetronomeSession"]
         ),
         // A Link peer for the tests to run in other network namespaces.
         .executableTarget(
             name: "link-peer",
-            dependencies: ["Metronome"],
+            dependencies: ["MetronomeLink"],
             path: "Tests/Tools/link-peer"
         ),
         .target(
             name: "CAllocationCounter",
             path: "Tests/CAllocationCounter"
         ),
-        .testTarget(
-            name: "MetronomeTests",
-            dependencies: ["Metronome", "MetronomeCommandLine", "CAllocationCounter", "CSndFile",
+        // The tests by kind (ARCHITECTURE.md): units that run in parallel, the
+        // real-time and server tests that run one at a time, and what both share.
+        .target(
+            name: "MetronomeTestSupport",
+            dependencies: ["MetronomeSupport", "MetronomeTiming", "MetronomeAudio", "MetronomeRender",
+                           "MetronomeSession", "MetronomeCommandLine", "CSndFile",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            exclude: ["Snapshots"]
+            path: "Tests/MetronomeTestSupport"
+        ),
+        .testTarget(
+            name: "MetronomeUnitTests",
+            dependencies: ["MetronomeTestSupport", "MetronomeSupport", "MetronomeTiming", "MetronomeLink", "MetronomeAudio",
+                           "MetronomeRender", "MetronomePendulum", "MetronomeTerminal", "MetronomeListening",
+                           "MetronomeSession", "MetronomeCommandLine", "CAllocationCounter", "CSndFile",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            exclude: ["Snapshots", "PCMDumps"]
+        ),
+        .testTarget(
+            name: "MetronomeRealTimeTests",
+            dependencies: ["MetronomeTestSupport", "MetronomeSupport", "MetronomeTiming", "MetronomeLink", "MetronomeAudio",
+                           "MetronomeRender", "MetronomePendulum", "MetronomeTerminal", "MetronomeListening",
+                           "MetronomeSession", "MetronomeCommandLine", "CAllocationCounter", "CSndFile",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
     ],
     swiftLanguageModes: [.v6],

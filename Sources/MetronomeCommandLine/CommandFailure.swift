@@ -1,5 +1,8 @@
 import ArgumentParser
-import Metronome
+import MetronomeTiming
+import MetronomeAudio
+import MetronomeRender
+import MetronomeSession
 
 /// Every way the command can fail, as the user sees it: one line and a
 /// sysexits status. The one place errors become exit codes.

@@ -1,4 +1,5 @@
-import Metronome
+import MetronomeSession
+
 
 /// Bars of count-in before bar 1, 0 to 64 (`--count-in 1`).
 struct CountIn: Sendable, Equatable {

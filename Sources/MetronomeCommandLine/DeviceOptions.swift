@@ -1,5 +1,6 @@
 import ArgumentParser
-import Metronome
+import MetronomeTiming
+import MetronomeAudio
 
 /// Where live playback goes: the ALSA device and its latency.
 struct DeviceOptions: ParsableArguments {

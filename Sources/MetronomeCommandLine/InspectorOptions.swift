@@ -1,5 +1,5 @@
 import ArgumentParser
-import Metronome
+import MetronomeSession
 
 /// Listening back: the practice inspector and its calibration.
 struct InspectorOptions: ParsableArguments {

@@ -1,4 +1,6 @@
-import Metronome
+import MetronomeTiming
+import MetronomeSession
+
 
 /// A level from 0 to 1 as typed (`--volume 0.5`), to the millionth.
 struct Level: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Metronome
+import MetronomeSession
 
 /// Playing with others: an Ableton Link session on the local network.
 struct LinkOptions: ParsableArguments {

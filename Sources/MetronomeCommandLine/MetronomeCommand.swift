@@ -1,6 +1,9 @@
 import ArgumentParser
 import Glibc
-import Metronome
+import MetronomeTiming
+import MetronomeAudio
+import MetronomeRender
+import MetronomeSession
 
 /// `metronome`: the command line, read top to bottom. Every option's value
 /// is parsed by its own type as the line is read; `validate` checks which
@@ -22,7 +25,8 @@ public struct MetronomeCommand: ParsableCommand {
               metronome --bpm 80 --step 2/4 --until 120
               metronome --tempo-map song.txt --start-at chorus --loop
               metronome --link --bpm 120
-              metronome --calibrate --input-device hw:1   (then:)  metronome --bpm 96 --inspect --input-device hw:1
+              metronome --calibrate --input-device hw:1   (once: the round trip)
+              metronome --bpm 96 --inspect --input-device hw:1
               metronome --tempo-map song.txt --output song.wav
               metronome --tempo-map song.txt --output song.mid
               metronome --tempo-map daw-export.mid --start-at Chorus
@@ -93,7 +97,10 @@ public struct MetronomeCommand: ParsableCommand {
     /// Everything the run needs, the tempo map read once.
     public func settings() throws -> Settings {
         var settings = try settingsWithoutFiles()
-        if let songs = try setlist.read() {
+        if let read = try setlist.read() {
+            let songs = read.songs
+            // Every song's file is read too: nothing written may be one of them.
+            try Settings.checkOutputsAreNotInputs(outputs: settings.outputs, inputs: read.files.map { ("--setlist's song '\($0.song)' names", $0.path) })
             // Rhythm options that count beats of a bar are checked against the shortest bar of any song.
             var meters: [Meter] = []
             for song in songs.songs {
@@ -178,16 +185,24 @@ public struct MetronomeCommand: ParsableCommand {
             guard !trace.isEmpty else { throw MetronomeError.usage("--trace needs a file name") }
             settings.trace = trace
         }
-        if output.force, output.output == nil { throw MetronomeError.usage("--force applies to --output files only") }
         settings.force = output.force
-        try Settings.checkOutputsAreNotInputs(outputs: [("--output", output.output), ("--trace", settings.trace)],
-                                              inputs: [("--tempo-map", practice.tempoMap), ("--setlist", setlist.setlist), ("--beat-sound", sound.beatSound),
-                                                       ("--bell-sound", sound.bellSound), ("--subdivision-sound", sound.subdivisionSound),
-                                                       ("--polyrhythm-sound", sound.polyrhythmSound)])
         settings.link = try link.settings(practice: practice, output: output, setlist: setlist)
         settings.inspector = try inspector.settings(output: output.output, link: settings.link != nil)
         if settings.inspector?.mode == .calibrate, settings.length == .endless { settings.length = .bars(4) }
-        try Settings.checkOutputsAreNotInputs(outputs: [("--report", settings.inspector?.report), ("--trace", settings.trace)], inputs: [])
+        if output.force, settings.outputs.allSatisfy({ $0.1 == nil }) {
+            throw MetronomeError.usage("--force applies to --output, --trace and --report files only")
+        }
+        let options = [("--tempo-map", practice.tempoMap), ("--setlist", setlist.setlist), ("--beat-sound", sound.beatSound),
+                       ("--bell-sound", sound.bellSound), ("--subdivision-sound", sound.subdivisionSound),
+                       ("--polyrhythm-sound", sound.polyrhythmSound)]
+        // A sound not given is read from the built-in ones.
+        let builtIn = [("beat", sound.beatSound, "beat.wav"), ("bell", sound.bellSound, "bell.wav"),
+                       ("subdivision", sound.subdivisionSound, "sub.wav"), ("second voice", sound.polyrhythmSound, "poly.wav")]
+            .map { kind, given, name in ("of the built-in \(kind) sound", given == nil ? try? SoundLibrary.builtIn(name) : nil) }
+        // The listener reads the round trips --calibrate saved (and --calibrate writes them).
+        let roundTrips = settings.inspector == nil ? nil : RoundTripStore()?.path
+        try Settings.checkOutputsAreNotInputs(outputs: settings.outputs,
+                                              inputs: options.map { ("\($0) names", $1) } + builtIn + [("--calibrate saves round trips in", roundTrips)])
         if verbose && quiet { throw MetronomeError.usage("--verbose and --quiet contradict each other: give one") }
         settings.verbosity = verbose ? .verbose : quiet ? .quiet : .normal
         return settings

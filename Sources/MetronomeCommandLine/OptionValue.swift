@@ -1,6 +1,7 @@
 import ArgumentParser
-import Metronome
 import Synchronization
+import MetronomeRender
+import MetronomePendulum
 
 /// Typed option values: each option's text is parsed by its own type as
 /// swift-argument-parser reads it, once, and a bad value is that type's own

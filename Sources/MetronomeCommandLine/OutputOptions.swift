@@ -1,5 +1,6 @@
 import ArgumentParser
-import Metronome
+import MetronomeTiming
+import MetronomeRender
 
 /// How long the click track is, and the files written: the rendered track and the trace.
 struct OutputOptions: ParsableArguments {
@@ -19,7 +20,7 @@ struct OutputOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Sample format of --output (float: .wav and .aiff only). Default pcm16.", valueName: "format"))
     var format: SampleFormat?
 
-    @Flag(name: .long, help: "Replace an existing --output file even if it is read-only.")
+    @Flag(name: .long, help: "Replace an existing --output, --trace or --report file even if it is read-only.")
     var force = false
 
     @Option(name: .long, help: ArgumentHelp("Write JSON Lines of clicks, drawn frames and tempo to FILE (e.g. --trace run.jsonl).", valueName: "file"), completion: .file())

@@ -1,5 +1,7 @@
 import ArgumentParser
-import Metronome
+import MetronomeTiming
+import MetronomePendulum
+import MetronomeSession
 
 /// The pendulum on the terminal.
 struct PictureOptions: ParsableArguments {

@@ -1,5 +1,8 @@
 import ArgumentParser
-import Metronome
+import MetronomeSupport
+import MetronomeTiming
+import MetronomeTerminal
+import MetronomeSession
 
 /// What is played in each bar besides the beat: accents, subdivisions, a
 /// second voice, a count-in, muted bars and beats; and how the tempo moves:

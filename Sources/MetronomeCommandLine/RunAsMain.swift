@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
-import Metronome
+import MetronomeTerminal
+import MetronomeSession
 
 extension MetronomeCommand {
     /// Parses the process's arguments, runs, and returns the exit status.

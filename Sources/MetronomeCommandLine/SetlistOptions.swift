@@ -1,6 +1,10 @@
 import ArgumentParser
+import SystemPackage
 import Glibc
-import Metronome
+import MetronomeSupport
+import MetronomeTiming
+import MetronomeTerminal
+import MetronomeSession
 
 /// `--setlist FILE` and `--song NAME`: a show's songs, and the one to start with.
 struct SetlistOptions: ParsableArguments {
@@ -23,8 +27,8 @@ struct SetlistOptions: ParsableArguments {
     }
 
     /// The setlist read, each song's file read and parsed: any bad line or
-    /// file stops here, before anything plays.
-    func read() throws -> SongList? {
+    /// file stops here, before anything plays. `files` are the songs' files, by song.
+    func read() throws -> (songs: SongList, files: [(song: String, path: String)])? {
         guard let path = setlist else { return nil }
         let bytes: [UInt8]
         do {
@@ -33,23 +37,31 @@ struct SetlistOptions: ParsableArguments {
             throw MetronomeError(.noInput, "cannot read setlist '\(path)': \(error.message)")
         }
         let list = try Setlist(parsing: bytes, name: path)
-        let directory = path.lastIndex(of: "/").map { String(path[...$0]) } ?? ""
+        let directory = FilePath(path).removingLastComponent()
         var songs: [SongList.Song] = []
+        var files: [(song: String, path: String)] = []
         for song in list.songs {
             switch song.kind {
             case .tempo(let tempo, let meter):
                 songs.append(SongList.Song(name: song.name, source: SongList.constant(tempo, meter: meter)))
             case .file(let file):
-                let resolved = file.hasPrefix("/") || path == "-" ? file : directory + file
+                let resolved = file.hasPrefix("/") || path == "-" ? file : directory.appending(file).string
+                files.append((song.name, resolved))
                 let contents: [UInt8]
                 do {
                     contents = try FileContents.read(resolved, whileWaiting: TerminationSignals.endIfAStopIsPending)
                 } catch {
                     throw MetronomeError(.noInput, "\(path):\(song.line):\(song.column): cannot read '\(resolved)': \(error.message)")
                 }
-                let map = MIDIFile.isMIDIFile(contents, name: resolved)
-                    ? try TempoMap(midi: try MIDIFile(parsing: contents, name: resolved), name: resolved)
-                    : try TempoMap(parsing: contents, name: resolved)
+                let map: TempoMap
+                do {
+                    map = MIDIFile.isMIDIFile(contents, name: resolved)
+                        ? try TempoMap(midi: try MIDIFile(parsing: contents, name: resolved), name: resolved)
+                        : try TempoMap(parsing: contents, name: resolved)
+                } catch {
+                    // The song's line first: which line of the show pointed to the file, then the file's own place.
+                    throw TimingError(error.kind, "\(path):\(song.line):\(song.column): song '\(song.name)': \(error.message)")
+                }
                 songs.append(SongList.Song(name: song.name, source: .map(map, first: 0, loops: false)))
             }
         }
@@ -62,6 +74,6 @@ struct SetlistOptions: ParsableArguments {
             }
             current = index
         }
-        return SongList(songs: songs, current: current)
+        return (SongList(songs: songs, current: current), files)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Metronome
+import MetronomeTiming
+import MetronomeSession
 
 /// What the clicks sound like: their files, level and sample rate.
 struct SoundOptions: ParsableArguments {

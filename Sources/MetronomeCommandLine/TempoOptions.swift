@@ -1,5 +1,5 @@
 import ArgumentParser
-import Metronome
+import MetronomeTiming
 
 /// The tempo and the meter, when no tempo map gives them.
 struct TempoOptions: ParsableArguments {

@@ -3,7 +3,9 @@
 // peak -3 dBFS, the subdivision tick -12 dBFS) into DIRECTORY (default: Sounds). The noise is seeded, so the output is the same
 // on every run.
 import Glibc
-import Metronome
+import MetronomeAudio
+import MetronomeRender
+import MetronomeSession
 
 let rate = 48_000.0
 let headroomPeak: Float = 0.708  // -3 dBFS

@@ -1,6 +1,7 @@
 import Glibc
-import Metronome
 import MetronomeCommandLine
+import MetronomeTiming
+import MetronomeSession
 
 // Feeds arbitrary bytes to the parsers that read what a user writes: the
 // tempo map (then the planner, for its first passages) and every option.

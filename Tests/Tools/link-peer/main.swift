@@ -5,7 +5,7 @@
 // session, `quit` (or end of input) leaves.
 //   link-peer BPM
 import Glibc
-import Metronome
+import MetronomeLink
 
 func say(_ line: String) {
     let text = line + "\n"

@@ -1,2 +1,0 @@
-/// The clicks the audio thread started, oldest first.
-public typealias ClickLog = LockFreeQueue<StartedClick>

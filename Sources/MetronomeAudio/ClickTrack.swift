@@ -1,0 +1,473 @@
+import MetronomeSupport
+import MetronomeTiming
+import MetronomeLink
+
+/// The click track as a stream of frames: the passage says where clicks
+/// start, the mixer plays them. Knows no clock and no device.
+///
+/// `render` asks which clicks start inside the block being rendered and starts
+/// each at its exact offset, so any number of clicks can fall in one block and
+/// a block boundary never moves a click. Three voices are merged in time
+/// order: the beats, the subdivisions between them, and the second voice of a
+/// polyrhythm; each click is timed by the passage of the beat it falls in.
+/// Live playback and file rendering run this same code. Practice commands
+/// (`apply`) change the passage at the first frame not yet rendered; a plan's
+/// passages (a tempo map, the speed trainer), worked out ahead on another
+/// thread, arrive through `plan` and each takes over at its first click.
+public final class ClickTrack: @unchecked Sendable {
+    /// The schedule the track starts with.
+    public let schedule: ClickSchedule
+    public let length: TrackLength
+    /// The frame after the last one of the track; nil while it is endless.
+    public private(set) var endFrame: Int64?
+    /// The gain applied to every sound: the volume, reduced if overlapping clicks would clip.
+    public private(set) var gain: Float
+    /// Where clicks fall now; changed only by `apply` and at a pending meter change.
+    public private(set) var passage: Passage
+    /// The passage that times beat `nextClick - 1`, whose subdivisions and
+    /// second-voice clicks may still be due after a change at `nextClick`.
+    private var previous: Passage
+    /// Whether clicks are silent (they still count, and the pendulum still swings).
+    public private(set) var muted = false
+
+    /// The next frame `render` produces.
+    public private(set) var position: Int64 = 0
+    /// The next beat to start.
+    public private(set) var nextClick: Int64 = 0
+    /// The next subdivision: its beat, and its index in the beat (1 to N-1).
+    private var subdivisionBeat: Int64 = 0
+    private var subdivisionIndex = 1
+    /// The next click of the second voice: the first beat of its bar, and its index in the bar.
+    private var polyrhythmBar: Int64 = 0
+    private var polyrhythmIndex: Int64 = 0
+    /// No click starts at or after this beat (the end of `--bars`, after the count-in).
+    private let clickLimit: Int64
+    /// No click starts at or after this frame (the end of `--duration`).
+    private let frameLimit: Int64
+    /// Beats per bar asked for from the next bar on.
+    private var pendingBeats: Int?
+    private let soundLengths: (beat: Int64, bell: Int64, subdivision: Int64, polyrhythm: Int64)
+
+    private let mixer: Mixer
+    /// Where started clicks are recorded for the trace and the display, if anywhere.
+    public var clickLog: ClickLog?
+    /// Where each new passage is handed on (to the picture), if anywhere.
+    public var passageLog: LockFreeQueue<Passage>?
+    /// Passages a plan (a tempo map, the speed trainer) has worked out ahead,
+    /// each taking over at its first click; fed by `PlanFeeder` off this thread.
+    public private(set) var plan: LockFreeQueue<Passage>?
+    /// A setlist's two plan queues: the song playing reads one, the next song's plan is fed into the other.
+    public var songPlans: (LockFreeQueue<Passage>, LockFreeQueue<Passage>)?
+    /// Where each song started, for the view and the trace (written here, read by the live loop).
+    public var songLog: LockFreeQueue<SongStart>?
+    /// The song plan (0 or 1 of `songPlans`) to switch to at the next bar line, or at the resume when paused.
+    private var pendingSong: Int?
+    /// A song's passages count from click 0, frame 0 and bar 0; where it started moves them there.
+    private var songOrigin = (click: Int64(0), frame: Int64(0), bar: Int64(0))
+    /// Whether the plan still leads: a tempo, tap, meter or pause key leaves it for good.
+    public private(set) var followsPlan = true
+
+    /// A track of `sounds` (the beat and the bell stand in for a subdivision or second voice not given).
+    public convenience init(schedule: ClickSchedule, sounds: ClickSounds, volume: Float = 1, length: TrackLength = .endless,
+                            rhythm: Rhythm = .plain) {
+        self.init(schedule: schedule, beat: sounds.beat, bell: sounds.bell, volume: volume, length: length,
+                  rhythm: rhythm, subdivision: sounds.subdivision, polyrhythm: sounds.polyrhythm)
+    }
+
+    /// A track that follows `plan`, whose passages `feeder` hands over ahead of time.
+    /// `fastest`: a faster stretch still to come than the plan's own (a setlist's next songs).
+    public convenience init(plan: TempoPlan, feeder: PlanFeeder, sounds: ClickSounds, volume: Float = 1,
+                            length: TrackLength = .endless, fastest: ClickSchedule? = nil) {
+        let own = plan.fastestSchedule
+        self.init(schedule: plan.firstSchedule, beat: sounds.beat, bell: sounds.bell, volume: volume * plan.level,
+                  length: length, rhythm: plan.firstRhythm, subdivision: sounds.subdivision, polyrhythm: sounds.polyrhythm,
+                  plan: feeder.queue, fastest: fastest.map { $0.shortestInterval < own.shortestInterval ? $0 : own } ?? own)
+        planLevel = plan.level
+    }
+
+    /// The level a plan plays at (its loudest entry's volume, at most 1): the
+    /// keys' volume and gain scale from it, so entries keep their levels after a key.
+    public private(set) var planLevel: Float = 1
+
+    /// The beat and bell, and for a rhythm that uses them the subdivision and second-voice sounds
+    /// (the beat and the bell stand in for them when not given).
+    public init(schedule: ClickSchedule, beat: Sound, bell: Sound, volume: Float = 1, length: TrackLength = .endless,
+                rhythm: Rhythm = .plain, subdivision: Sound? = nil, polyrhythm: Sound? = nil,
+                plan: LockFreeQueue<Passage>? = nil, fastest: ClickSchedule? = nil) {
+        let subdivision = subdivision ?? beat, polyrhythm = polyrhythm ?? bell
+        for sound in [beat, bell, subdivision, polyrhythm] {
+            precondition(sound.rate == schedule.rate, "sounds must be at the schedule's rate")
+        }
+        self.schedule = schedule
+        self.length = length
+        passage = Passage(schedule: schedule, rhythm: rhythm)
+        passage.plannedMore = plan != nil
+        previous = passage
+        self.plan = plan
+        soundLengths = (Int64(beat.samples.count), Int64(bell.samples.count),
+                        Int64(subdivision.samples.count), Int64(polyrhythm.samples.count))
+        let sounds = ClickSounds(beat: beat, bell: bell, subdivision: subdivision, polyrhythm: polyrhythm)
+        gain = sounds.headroom(rhythm: rhythm, meter: schedule.meter).gain(for: fastest ?? schedule, volume: volume)
+
+        // Enough voices for every click that can still ring at the fastest tempo a key can reach, plus the one starting.
+        let fastest = ClickSchedule(tempo: Tempo(clamping: .max), rate: schedule.rate).shortestInterval
+        let clicksPerBeat = Int64(rhythm.subdivision.clicksPerBeat) + Int64(rhythm.polyrhythm?.clicks ?? 0)
+        let longest = max(soundLengths.beat, soundLengths.bell, soundLengths.subdivision, soundLengths.polyrhythm)
+        let capacity = Int((longest / max(fastest, 1) + 2) * clicksPerBeat)
+        mixer = Mixer(sounds: [(beat.samples, gain), (bell.samples, gain), (subdivision.samples, gain), (polyrhythm.samples, gain)],
+                      voiceCapacity: capacity)
+
+        let countInClicks = rhythm.countInBars * Int64(schedule.meter.beatsPerBar)
+        switch length {
+        case .endless:
+            clickLimit = .max
+            frameLimit = .max
+        case .playtime(let playtime):
+            clickLimit = .max
+            frameLimit = playtime.frames(at: schedule.rate)
+        case .bars(let bars):
+            clickLimit = countInClicks + bars * Int64(schedule.meter.beatsPerBar)
+            frameLimit = .max
+        case .beats(let beats):
+            clickLimit = countInClicks + beats
+            frameLimit = .max
+        }
+        endFrame = end(of: passage)
+    }
+
+    private enum Slot {
+        static let beat = 0, bell = 1, subdivision = 2, polyrhythm = 3
+    }
+
+    /// The end of a finite track, given the passage that plays to it: the
+    /// frame after the last bar, or later while the last bar's sounds still ring.
+    private func end(of passage: Passage) -> Int64? {
+        switch length {
+        case .endless: return nil
+        case .playtime: return frameLimit
+        case .bars, .beats:
+            // Not yet known while the passage playing to the end is still to come.
+            guard !passage.paused, !(passage.plannedMore && followsPlan) else { return nil }
+            var end = passage.frame(ofClick: clickLimit)
+            // No local function capturing `end`: a debug build boxes the captured variable on the heap.
+            let last = clickLimit - 1
+            let barStart = last - passage.bar(ofClick: last).beat
+            // A while loop: a debug build's generic ClosedRange iterator allocates.
+            var click = max(barStart, passage.firstClick)
+            while click <= last {
+                defer { click += 1 }
+                guard let sound = passage.sound(ofClick: click) else { continue }
+                end = max(end, passage.frame(ofClick: click) + (sound == .beat ? soundLengths.beat : soundLengths.bell))
+            }
+            let subdivision = passage.rhythm.subdivision
+            if subdivision.clicksPerBeat > 1 {
+                let tick = last * subdivision.ticksPerBeat + subdivision.tick(ofClick: subdivision.clicksPerBeat - 1)
+                end = max(end, passage.frame(ofSubdivisionTick: tick) + soundLengths.subdivision)
+            }
+            if let polyrhythm = passage.rhythm.polyrhythm, barStart >= passage.firstClick {
+                let index = polyrhythm.clicksPerBar(beatsPerBar: passage.meter.beatsPerBar) - 1
+                let tick = barStart * Int64(polyrhythm.clicks) + polyrhythm.tick(ofClick: index)
+                end = max(end, passage.frame(ofPolyrhythmTick: tick) + soundLengths.polyrhythm)
+            }
+            return end
+        }
+    }
+
+    /// Whether every frame of a finite track has been rendered.
+    public var isFinished: Bool {
+        guard let endFrame else { return false }
+        return position >= endFrame
+    }
+
+    /// The passage that times beat `click`; nil when it falls in a pause.
+    @inline(__always)
+    private func timing(ofBeat click: Int64) -> Passage? {
+        if click >= passage.firstClick { return passage.paused ? nil : passage }
+        return previous
+    }
+
+    /// Fills `output[0..<count]` with the next frames of the track and returns
+    /// how many belong to it (fewer than `count` only at the end of a finite
+    /// track; the rest is silence). Allocates nothing.
+    @discardableResult
+    public func render(into output: UnsafeMutablePointer<Float>, count: Int) -> Int {
+        output.update(repeating: 0, count: count)
+        let frames = endFrame.map { Int(max(0, min(Int64(count), $0 - position))) } ?? count
+        guard frames > 0 else { return 0 }
+        mixer.mix(into: output, count: frames)
+        let blockEnd = min(position + Int64(frames), frameLimit)
+        // No click of a paused passage's earlier beats after the pause.
+        let stop = passage.paused ? min(blockEnd, passage.pauseFrame) : blockEnd
+        while true {
+            takePlannedPassages()
+            if nextClick < clickLimit, let slot = pendingSong, !passage.paused, passage.startsBar(nextClick) {
+                let frame = passage.frame(ofClick: nextClick)
+                songLog?.push(SongStart(plan: slot, frame: frame))
+                startSong(slot, click: nextClick, frame: frame, bar: passage.bar(ofClick: nextClick).bar)
+            }
+            if nextClick < clickLimit, let beats = pendingBeats, !passage.paused, passage.startsBar(nextClick) {
+                pendingBeats = nil
+                change(to: passage.changingMeter(beats: beats, next: nextClick))
+            }
+            let beat = nextBeatFrame()
+            let subdivision = nextSubdivisionFrame()
+            let polyrhythm = nextPolyrhythmFrame()
+            // In time order; at the same frame the beat first, for it may start a new passage.
+            if beat < stop, beat <= subdivision, beat <= polyrhythm {
+                startBeat(at: beat, into: output, count: frames)
+            } else if subdivision < stop, subdivision <= polyrhythm {
+                startSubdivision(at: subdivision, into: output, count: frames)
+            } else if polyrhythm < stop {
+                startPolyrhythm(at: polyrhythm, into: output, count: frames)
+            } else {
+                break
+            }
+        }
+        // A plan's last passage, taken in this block, may have put the end inside it.
+        let produced = endFrame.map { Int(min(Int64(frames), max(0, $0 - position))) } ?? frames
+        position += Int64(produced)
+        return produced
+    }
+
+    /// Fills `output[0..<count]` as `render` does, but with the beats of an
+    /// Ableton Link session where the conductor places them, each on its
+    /// frame: the bell on the session's downbeat, the pattern's sound on the
+    /// other beats. The passage follows the clicks for the picture and the
+    /// keys: a new one when the tempo or the bar changes or the clicks move
+    /// more than a millisecond off its grid. Allocates nothing.
+    @discardableResult
+    public func render(into output: UnsafeMutablePointer<Float>, count: Int, following link: LinkConductor) -> Int {
+        output.update(repeating: 0, count: count)
+        let frames = endFrame.map { Int(max(0, min(Int64(count), $0 - position))) } ?? count
+        guard frames > 0 else { return 0 }
+        mixer.mix(into: output, count: frames)
+        link.clicks(inPeriodFrom: position, frames: Int64(frames)) { click, tempo in
+            startLinked(click, tempo: tempo, quantum: link.quantum, into: output, count: frames)
+        }
+        if !link.sounding { rest(at: Tempo(clamping: Int64((link.tempo * 1_000).rounded()))) }
+        position += Int64(frames)
+        return frames
+    }
+
+    /// No beat of the session is to be heard (its line not yet fitted, its transport stopped, a
+    /// pause): the passage rests from here at the session's tempo, so the picture waits with the clicks.
+    private func rest(at tempo: Tempo) {
+        var next = passage.paused ? passage : passage.pausing(next: nextClick, position: position)
+        if next.tempo != tempo { next = next.changingTempo(to: tempo, next: nextClick) }
+        if next != passage { change(to: next) }
+    }
+
+    private func startLinked(_ click: LinkClick, tempo bpm: Double, quantum: Int, into output: UnsafeMutablePointer<Float>, count: Int) {
+        let beats = Int64(quantum)
+        let bar = click.beat >= 0 ? click.beat / beats : -((-click.beat + beats - 1) / beats)
+        let beatInBar = click.beat - bar * beats
+        let tempo = Tempo(clamping: Int64((bpm * 1_000).rounded()))
+        let tolerance = max(1, schedule.rate.framesPerSecond / 1_000)
+        let drift = passage.frame(ofClick: nextClick) - click.frame
+        if passage.paused || passage.tempo != tempo || passage.meter.beatsPerBar != quantum || drift > tolerance || drift < -tolerance
+            || passage.bar(ofClick: nextClick) != (bar, beatInBar) {
+            var next = passage
+            let meter = Meter(beatsPerBar: quantum, noteValue: passage.meter.noteValue) ?? passage.meter
+            next.grid = ClickSchedule(tempo: tempo, meter: meter, rate: schedule.rate)
+            next.paused = false
+            next.firstClick = nextClick
+            next.originClick = nextClick
+            next.originFrame = click.frame
+            next.phase = .zero
+            next.barClick = nextClick - beatInBar
+            next.barNumber = bar
+            change(to: next)
+        }
+        if !muted, let sound = passage.sound(ofClick: nextClick) {
+            start(sound, of: passage, slot: sound == .beat ? Slot.beat : Slot.bell, click: nextClick, index: 0,
+                  bar: max(0, bar), beatInBar: beatInBar, at: click.frame, into: output, count: count)
+        }
+        nextClick += 1
+    }
+
+    private func nextBeatFrame() -> Int64 {
+        guard nextClick < clickLimit, !passage.paused else { return .max }
+        return passage.frame(ofClick: nextClick)
+    }
+
+    private func nextSubdivisionFrame() -> Int64 {
+        let subdivision = passage.rhythm.subdivision
+        guard subdivision.clicksPerBeat > 1, subdivisionBeat < clickLimit, let timing = timing(ofBeat: subdivisionBeat) else { return .max }
+        let tick = subdivisionBeat * subdivision.ticksPerBeat + subdivision.tick(ofClick: subdivisionIndex)
+        return timing.frame(ofSubdivisionTick: tick)
+    }
+
+    private func nextPolyrhythmFrame() -> Int64 {
+        guard let polyrhythm = passage.rhythm.polyrhythm else { return .max }
+        // Past the bar's last click: the next bar. The bar's length is its
+        // meter's, which every beat of it shares (meters change at bar starts).
+        while let bar = timing(ofBeat: max(polyrhythmBar, nextClick - 1)),
+              polyrhythmIndex >= polyrhythm.clicksPerBar(beatsPerBar: bar.meter.beatsPerBar) {
+            polyrhythmBar += Int64(bar.meter.beatsPerBar)
+            polyrhythmIndex = 0
+        }
+        let tick = polyrhythmBar * Int64(polyrhythm.clicks) + polyrhythm.tick(ofClick: polyrhythmIndex)
+        let click = tick / Int64(polyrhythm.clicks)
+        guard click < clickLimit, let timing = timing(ofBeat: click) else { return .max }
+        return timing.frame(ofPolyrhythmTick: tick)
+    }
+
+    private func startBeat(at frame: Int64, into output: UnsafeMutablePointer<Float>, count: Int) {
+        let (bar, beat) = passage.bar(ofClick: nextClick)
+        if !muted, !passage.isMuted(click: nextClick, bar: bar), let sound = passage.sound(ofClick: nextClick) {
+            start(sound, of: passage, slot: sound == .beat ? Slot.beat : Slot.bell, click: nextClick, index: 0,
+                  bar: bar, beatInBar: beat, at: frame, into: output, count: count)
+        }
+        nextClick += 1
+    }
+
+    private func startSubdivision(at frame: Int64, into output: UnsafeMutablePointer<Float>, count: Int) {
+        if let timing = timing(ofBeat: subdivisionBeat) {
+            let (bar, beat) = timing.bar(ofClick: subdivisionBeat)
+            if !muted, !timing.isMuted(click: subdivisionBeat, bar: bar) {
+                start(.subdivision, of: timing, slot: Slot.subdivision, click: subdivisionBeat, index: subdivisionIndex,
+                      bar: bar, beatInBar: beat, at: frame, into: output, count: count)
+            }
+        }
+        advanceSubdivision()
+    }
+
+    private func startPolyrhythm(at frame: Int64, into output: UnsafeMutablePointer<Float>, count: Int) {
+        if let timing = timing(ofBeat: polyrhythmBar) {
+            let (bar, _) = timing.bar(ofClick: polyrhythmBar)
+            if !muted, !timing.rhythm.muting.mutes(bar: bar) {
+                start(.polyrhythm, of: timing, slot: Slot.polyrhythm, click: polyrhythmBar, index: Int(polyrhythmIndex),
+                      bar: bar, beatInBar: 0, at: frame, into: output, count: count)
+            }
+        }
+        polyrhythmIndex += 1
+    }
+
+    @inline(__always)
+    private func start(_ sound: ClickSound, of timing: Passage, slot: Int, click: Int64, index: Int, bar: Int64, beatInBar: Int64,
+                       at frame: Int64, into output: UnsafeMutablePointer<Float>, count: Int) {
+        guard frame >= position else { return }  // due in a stretch that was skipped
+        mixer.start(slot: slot, level: timing.rhythm.level(of: sound, bar: bar) * timing.volume, at: Int(frame - position), into: output, count: count)
+        clickLog?.push(StartedClick(click: click, frame: frame, bar: bar, beatInBar: Int32(beatInBar),
+                                    sound: sound, index: Int32(index)))
+    }
+
+    /// Jumps to `frame` as if the frames between had played: sounds ringing
+    /// move on, clicks that fell due in the gap are dropped, and the next click
+    /// of each voice is the first one of the same grid at or after `frame`.
+    public func skip(to frame: Int64) {
+        guard frame > position else { return }
+        mixer.advance(by: frame - position)
+        position = frame
+        guard !passage.paused else { return }
+        takePlannedPassages(startingBy: frame)
+        var next = min(passage.firstClick(atOrAfter: frame), clickLimit)
+        if followsPlan, let planned = peekPlanned() { next = min(next, planned.firstClick) }
+        nextClick = max(nextClick, next)
+        // The other voices pass over what fell due in the gap, the same way.
+        while nextSubdivisionFrame() < frame { advanceSubdivision() }
+        while nextPolyrhythmFrame() < frame { polyrhythmIndex += 1 }
+    }
+
+    /// The planned passages due: those whose first click is the next beat
+    /// (or already passed), and in a skip those that start by `frame`.
+    @inline(__always)
+    private func takePlannedPassages(startingBy frame: Int64 = .min) {
+        guard followsPlan, let plan else { return }
+        while let planned = peekPlanned(),
+              planned.firstClick <= nextClick || planned.frame(ofClick: planned.firstClick) <= frame {
+            _ = plan.pop()
+            change(to: planned)
+        }
+    }
+
+    /// The next planned passage, moved to where its song started.
+    @inline(__always)
+    private func peekPlanned() -> Passage? {
+        guard var planned = plan?.peek() else { return nil }
+        planned.firstClick += songOrigin.click
+        planned.originClick += songOrigin.click
+        planned.barClick += songOrigin.click
+        planned.originFrame += songOrigin.frame
+        planned.barNumber += songOrigin.bar
+        return planned
+    }
+
+    /// Starts the song whose plan is `songPlans[slot]` at click `click`, frame `frame`, bar `bar`: a bar line.
+    private func startSong(_ slot: Int, click: Int64, frame: Int64, bar: Int64) {
+        guard let songPlans else { return }
+        plan = slot == 0 ? songPlans.0 : songPlans.1
+        songOrigin = (click, frame, bar)
+        followsPlan = true
+        pendingBeats = nil
+        pendingSong = nil
+        takePlannedPassages()
+    }
+
+    private func advanceSubdivision() {
+        subdivisionIndex += 1
+        if subdivisionIndex == passage.rhythm.subdivision.clicksPerBeat {
+            subdivisionIndex = 1
+            subdivisionBeat += 1
+        }
+    }
+
+    /// Applies a practice command at the first frame not yet rendered. Allocates nothing.
+    public func apply(_ command: PracticeCommand) {
+        switch command {
+        case .tempo(let tempo, let gain):
+            followsPlan = false
+            setGain(gain)
+            change(to: passage.changingTempo(to: tempo, next: nextClick))
+        case .tap(let tempo, let tapFrame, let gain):
+            followsPlan = false
+            setGain(gain)
+            change(to: passage.rephasing(to: tempo, tapFrame: tapFrame, next: nextClick, position: position))
+        case .beatsPerBar(let beats):
+            followsPlan = false
+            pendingBeats = beats
+        case .pause:
+            followsPlan = false
+            if !passage.paused { change(to: passage.pausing(next: nextClick, position: position)) }
+            // A song asked for before the pause is the one now; it starts at the resume.
+            if let slot = pendingSong { songLog?.push(SongStart(plan: slot, frame: position)) }
+        case .song(let slot):
+            pendingSong = slot
+            // Paused: the song is the one now, and starts with a new bar at the resume.
+            if passage.paused { songLog?.push(SongStart(plan: slot, frame: passage.pauseFrame)) }
+        case .resume:
+            if passage.paused, let slot = pendingSong {
+                startSong(slot, click: nextClick, frame: position, bar: passage.bar(ofClick: nextClick - 1).bar + 1)
+                if passage.paused { change(to: passage.resuming(next: nextClick, position: position)) }
+                subdivisionBeat = nextClick
+                subdivisionIndex = 1
+                polyrhythmBar = nextClick
+                polyrhythmIndex = 0
+            } else if passage.paused {
+                change(to: passage.resuming(next: nextClick, position: position))
+                // A new bar at once: the other voices start again from its first beat.
+                subdivisionBeat = nextClick
+                subdivisionIndex = 1
+                polyrhythmBar = nextClick
+                polyrhythmIndex = 0
+            }
+        case .mute(let muted):
+            self.muted = muted
+        case .gain(let gain):
+            setGain(gain)
+        }
+    }
+
+    private func setGain(_ gain: Float) {
+        self.gain = gain
+        mixer.setGain(gain)
+    }
+
+    private func change(to passage: Passage) {
+        // Keep the passage that times the beat before the change.
+        if self.passage.firstClick < nextClick { previous = self.passage }
+        self.passage = passage
+        passageLog?.push(passage)
+        endFrame = end(of: passage)
+    }
+}

@@ -1,0 +1,59 @@
+import MetronomeSupport
+import MetronomeTiming
+
+/// The line on which a device takes frames: which frame it had taken at
+/// which instant, as straight as the two clocks are.
+///
+/// After each write the engine knows the frames it has written and, from the
+/// device's status, how many are still queued (`buffer − avail`): the rest
+/// the device has taken. `taken − rate·time` is constant while the device
+/// keeps time; a status read late relative to the device's own updates lies
+/// below it, so the line is the highest offset of the last one to two
+/// seconds (the clocks' drift never adds up).
+///
+/// This is the count of frames the device has taken, not its delay report:
+/// the pulse plugin's delay (into pipewire-pulse) wanders by up to 40 ms over
+/// seconds while the sound does not move, but the frames it takes are exact,
+/// a quantum at a time. An underrun's lost time is the distance between the
+/// line before it and the line of the restarted stream (see `LivePlayback`).
+public struct ConsumptionLine: Sendable {
+    public let rate: Int64
+    /// Offsets taken since the last `reset()`.
+    public private(set) var reads = 0
+    // Plain integers, no optionals: the audio thread runs this.
+    private var bucketStart: Int64 = 0
+    private var bucketBest: Int64 = 0
+    private var previousBucketBest: Int64 = 0
+    private var buckets = 0
+
+    public init(rate: SampleRate) {
+        self.rate = rate.framesPerSecond
+    }
+
+    /// Takes a read: `taken` frames had left the queue at `instant`. A read
+    /// before the device has taken anything says nothing and is ignored.
+    public mutating func observe(taken: Int64, at instant: MonotonicInstant) {
+        guard taken > 0 else { return }
+        let time = instant.nanoseconds
+        let offset = taken - FrameTime.frames(inNanoseconds: time, at: rate)
+        reads += 1
+        if buckets == 0 || time - bucketStart >= 1_000_000_000 {
+            previousBucketBest = buckets == 0 ? offset : bucketBest
+            bucketBest = offset
+            bucketStart = time
+            buckets += 1
+        } else {
+            bucketBest = max(bucketBest, offset)
+        }
+    }
+
+    /// `taken − rate·time` of the device: the best offset of the last one to two seconds.
+    /// Meaningless before the first read.
+    public var line: Int64 { buckets > 1 ? max(bucketBest, previousBucketBest) : bucketBest }
+
+    /// Forgets every read, as for a stream that starts again.
+    public mutating func reset() {
+        reads = 0
+        buckets = 0
+    }
+}

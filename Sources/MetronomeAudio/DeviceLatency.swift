@@ -1,0 +1,27 @@
+/// The period and buffer a device is asked for when `--latency` does not say.
+///
+/// A sound card keeps a small buffer: two 256-frame periods (10.7 ms at
+/// 48 kHz). A sound server's plugin (ALSA's `pipewire`, `pulse` and `jack`
+/// devices, each an I/O plugin, alone or behind `plug`, `rate`, `softvol`) cannot: PipeWire moves audio a quantum at a
+/// time (1024 frames at 48 kHz by default) and a buffer below two quanta
+/// runs dry between its cycles; the pulse plugin into pipewire-pulse or
+/// PulseAudio underruns below about 60 ms. So a server gets periods of a
+/// quantum and a buffer of four (85 ms), which both hold.
+public struct DeviceLatency: Sendable, Equatable {
+    /// Whether a sound server stands behind the device: its plugin is the device or ends its chain (`ServerPlugin`).
+    public let serving: Bool
+
+    public init(serving: Bool) { self.serving = serving }
+
+    /// Frames at 48 kHz of a sound server's period: PipeWire's default quantum.
+    public static let serverPeriodAt48k = 1024
+    /// Periods in a sound server's buffer.
+    public static let serverPeriods = 4
+
+    /// Period and buffer in frames at `rate` (a server's scaled with the rate, as its quantum is).
+    public func frames(at rate: Int64) -> (period: Int, buffer: Int) {
+        guard serving else { return Latency.standardFrames() }
+        let period = Int((Int64(Self.serverPeriodAt48k) * rate + 24_000) / 48_000)
+        return (period, period * Self.serverPeriods)
+    }
+}

@@ -1,0 +1,332 @@
+import Glibc
+import Synchronization
+import MetronomeSupport
+import MetronomeTiming
+import MetronomeLink
+
+/// Plays a click track through a sink on a dedicated audio thread.
+///
+/// The thread renders a period, writes it (blocking on the device), then
+/// publishes the audible position. It allocates nothing, takes no locks and
+/// does no I/O but the sink's. The beat grid follows real time: after an
+/// underrun the track skips ahead by the time the device was silent, so late
+/// clicks are dropped rather than played late; a device that stopped with
+/// the process, or a server whose graph skipped cycles, and lost time
+/// without saying so (see `StallWatch`) is treated the same way. A sink that accepts frames faster than real time
+/// (no device, ALSA `null`) is paced by the clock.
+public final class LivePlayback: @unchecked Sendable {
+    public let track: ClickTrack
+    public let sink: any AudioSink
+    public let position: AudiblePosition
+    /// Frames over which a stop fades to silence (5 ms).
+    public let fadeFrames: Int64
+
+    private let clock: any Timekeeper
+    private let stopRequested = Atomic<Bool>(false)
+    private let finishedFlag = Atomic<Bool>(false)
+    private let underrunCount = Atomic<Int>(0)
+    private let failureCode = Atomic<Int32>(0)
+    private let block: UnsafeMutablePointer<Float>
+    /// Practice commands from the main thread, applied before each block.
+    private let commands = LockFreeQueue<PracticeCommand>(capacity: 256)
+    private var thread: pthread_t?
+    /// The Ableton Link session that places the beats, if the run joined one (set before `start()`).
+    public var link: LinkConductor?
+    /// Where each block played is recorded, for the practice inspector (set before `start()`).
+    public var played: PlayedAudio?
+
+    /// A stop that fades ends here; for a `--duration` track, at its last frame.
+    private var stopFrame: Int64
+
+    public init(track: ClickTrack, sink: any AudioSink, clock: any Timekeeper = MonotonicClock()) {
+        self.track = track
+        self.sink = sink
+        self.clock = clock
+        position = AudiblePosition(rate: sink.rate)
+        fadeFrames = max(1, sink.rate.framesPerSecond / 200)
+        block = .allocate(capacity: sink.periodFrames)
+        if case .playtime = track.length, let end = track.endFrame {
+            stopFrame = end
+        } else {
+            stopFrame = .max
+        }
+    }
+
+    deinit { block.deallocate() }
+
+    /// Underruns so far.
+    public var underruns: Int { underrunCount.load(ordering: .relaxed) }
+    /// Whether the audio thread has finished (track over, stopped, or failed).
+    public var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
+    /// The device error that ended playback, if one did.
+    public var failure: SinkError? {
+        let code = failureCode.load(ordering: .acquiring)
+        if code == 0 { return nil }
+        // Only the bounded wait fails with its code; everything else is the write's.
+        return code == SinkError.stoppedTakingAudio.code ? .stoppedTakingAudio : SinkError(code: code, operation: "write")
+    }
+
+    /// Whether `start()` asks for real-time priority and locked memory: the live command does; a test need not.
+    public var asksForRealTime = false
+    /// Whether the process's memory was locked before the device was opened (`RealTimeScheduling.lockMemory()`).
+    public var memoryLocked = false
+    /// What `start()` was granted; nil before, or when not asked.
+    public private(set) var scheduling: RealTimeScheduling?
+
+    /// Starts the audio thread.
+    public func start() {
+        guard let handle = NamedThread.start(named: "metronome-audio", { self.run() }) else {
+            finishedFlag.store(true, ordering: .releasing)
+            return
+        }
+        thread = handle
+        if asksForRealTime { scheduling = RealTimeScheduling.request(for: handle, memoryLocked: memoryLocked) }
+    }
+
+    /// Hands a practice command to the audio thread; it takes effect at the
+    /// first frame not yet rendered. Returns at once, without locks.
+    public func send(_ command: PracticeCommand) { commands.push(command) }
+
+    /// Asks the audio thread to fade out and stop; returns at once.
+    public func stop() { stopRequested.store(true, ordering: .releasing) }
+
+    /// Waits for the audio thread to end.
+    public func join() {
+        guard let thread else { return }
+        pthread_join(thread, nil)
+        self.thread = nil
+    }
+
+    /// Reads of a stream whose delay report wanders over which its server's latency is averaged, then held (a second at 1024-frame periods).
+    static let readsForServerLatency: Int64 = 48
+
+    /// The audio thread's loop; also callable directly to play on the current thread.
+    ///
+    /// After an underrun the device restarts on a new line. Where the old one
+    /// is known (`ConsumptionLine`), the engine writes silence until the
+    /// restarted stream has taken a few periods, compares the two lines, and
+    /// goes on at the track frame real time has reached: the clicks due in the
+    /// gap and while it measured are dropped, every later one is on the grid.
+    /// The lost time comes from the frames the device took and when, not from
+    /// its delay report, which the pulse plugin gets wrong by tens of
+    /// milliseconds. Without a line yet (an underrun at start-up) the gap is
+    /// measured from when the queue ran dry to the recovery.
+    public func run() {
+        defer { finishedFlag.store(true, ordering: .releasing) }
+        let period = sink.periodFrames
+        let rate = sink.rate.framesPerSecond
+        var anchor: MonotonicInstant?
+        var lastWrite = clock.now()
+        var lastDelay: Int64 = 0
+        // A write that takes a quarter of a period or more has blocked on the device.
+        let periodNanoseconds = FrameTime.nanoseconds(inFrames: Int64(period), at: rate)
+        // One that took longer than the buffer lasts: the process was stopped (or starved) and the device ran dry.
+        let bufferNanoseconds = FrameTime.nanoseconds(inFrames: Int64(sink.bufferFrames), at: rate)
+        var lastBlockedFrame = Int64.min / 2
+        // A server behind which a write held longer than the buffer lasts leaves queued audio late.
+        let restartsAfterALongWrite = !sink.takesBackQueuedFrames || sink.quantumFrames != nil
+        var stallWatch = if let quantum = sink.quantumFrames {
+            StallWatch(rate: sink.rate, quantum: quantum, bufferFrames: sink.bufferFrames)
+        } else {
+            StallWatch(rate: sink.rate, bufferFrames: sink.bufferFrames)
+        }
+        // Underruns in a row with no write taken between them: a device whose
+        // server is gone (ALSA's pipewire plugin) recovers, then underruns again at once.
+        var refusals = 0
+        // The line the device takes the track's frames on.
+        var consumption = ConsumptionLine(rate: sink.rate)
+        // While resynchronising after an underrun: the line before it, the
+        // frames written to the restarted stream, and that stream's line.
+        var resynchronising = false
+        var lineBefore: Int64 = 0
+        var restartWritten: Int64 = 0
+        var restarted = ConsumptionLine(rate: sink.rate)
+        // Where the delay report wanders (the pulse plugin), the frame heard is the frames
+        // taken less the server's latency beyond the buffer, held at its mean over the
+        // first reads of each stream: the sound does not move, so neither does the picture.
+        let wanders = sink.delayReportWanders
+        var beyondSum: Int64 = 0, beyondReads: Int64 = 0
+
+        while true {
+            if stopRequested.load(ordering: .acquiring) {
+                // Silence needs no fade.
+                if resynchronising { break }
+                // A stop fades out at once, also before the end of a `--duration` track.
+                stopFrame = min(stopFrame, track.position + fadeFrames)
+            }
+            while let command = commands.pop() {
+                if let link, link.apply(command) { continue }
+                track.apply(command)
+            }
+            let blockStart = track.position
+            var frames = period
+            if resynchronising {
+                block.update(repeating: 0, count: period)
+            } else {
+                if let link {
+                    frames = track.render(into: block, count: period, following: link)
+                } else {
+                    frames = track.render(into: block, count: period)
+                }
+                if frames == 0 { break }
+                frames = applyFade(from: blockStart, frames: frames)
+            }
+
+            let before = clock.now()
+            switch sink.write(block, frames: frames) {
+            case .written:
+                refusals = 0
+                if !resynchronising { played?.record(block, count: frames, at: blockStart) }
+            case .underrun(let error):
+                refusals += 1
+                if refusals > Self.refusalLimit {
+                    failureCode.store(SinkError.stoppedTakingAudio.code, ordering: .releasing)
+                    return
+                }
+                // The same silence, underrunning again before any write was taken, is counted once.
+                if refusals == 1, !resynchronising { underrunCount.add(1, ordering: .relaxed) }
+                // The device fell silent when the frames queued at the last write ran out.
+                let dry = lastWrite.nanoseconds + FrameTime.nanoseconds(inFrames: lastDelay, at: rate)
+                if let failure = sink.recover(from: error) {
+                    failureCode.store(failure.code, ordering: .releasing)
+                    return
+                }
+                let now = clock.now()
+                if resynchronising || consumption.reads >= Self.readsForALine {
+                    if !resynchronising { lineBefore = consumption.line }
+                    resynchronising = true
+                    restartWritten = 0
+                    restarted.reset()
+                } else {
+                    let gap = max(0, FrameTime.frames(inNanoseconds: now.nanoseconds - dry, at: rate))
+                    // This block was never played: resume where real time is now.
+                    track.skip(to: blockStart + gap)
+                    // The frames moved against time: Link's line is fitted again.
+                    link?.restart()
+                    stallWatch.restart(after: track.position)
+                }
+                anchor = nil
+                lastWrite = now
+                lastDelay = 0
+                continue
+            case .failed(let error):
+                failureCode.store(error.code, ordering: .releasing)
+                return
+            }
+            let after = clock.now()
+            // A server that held a write longer than the buffer lasts may play what
+            // was queued late: pulse's always does, PipeWire's graph when it skipped
+            // a quantum of ours (which the stall watch would know only a buffer of
+            // time later). Start the stream again and measure the new line, as after an underrun.
+            if !resynchronising, restartsAfterALongWrite, after.nanoseconds - before.nanoseconds > bufferNanoseconds,
+               consumption.reads >= Self.readsForALine {
+                underrunCount.add(1, ordering: .relaxed)
+                if let failure = sink.restart() {
+                    failureCode.store(failure.code, ordering: .releasing)
+                    return
+                }
+                lineBefore = consumption.line
+                resynchronising = true
+                restartWritten = 0
+                restarted.reset()
+                anchor = nil
+                lastWrite = after
+                lastDelay = 0
+                continue
+            }
+            let status = sink.status()
+            let stamp = status.at ?? after
+            lastWrite = stamp
+            lastDelay = status.delay
+            if resynchronising {
+                restartWritten += Int64(frames)
+                restarted.observe(taken: restartWritten - status.queued, at: stamp)
+                guard restarted.reads >= Self.readsForARestartedLine else { continue }
+                // The restarted stream takes its frame D at (D − line)/rate, when
+                // the track's frame D + lineBefore − line is due: the next one written.
+                resynchronising = false
+                beyondSum = 0
+                beyondReads = 0
+                track.skip(to: restartWritten + lineBefore - restarted.line)
+                // The frames moved against time: Link's line is fitted again.
+                link?.restart()
+                stallWatch.restart(after: track.position)
+                anchor = nil
+                if track.position >= stopFrame { break }
+                continue
+            }
+            let written = track.position
+            let taken = written - status.queued
+            if wanders, beyondReads < Self.readsForServerLatency {
+                beyondSum += status.delay - status.queued
+                beyondReads += 1
+            }
+            let heard = wanders ? taken - beyondSum / beyondReads : written - status.delay
+            position.publish(heard: heard, at: stamp, written: written)
+            link?.observe(heard: heard, at: stamp)
+            consumption.observe(taken: taken, at: stamp)
+            if let lost = stallWatch.observe(taken: taken, at: stamp) {
+                // The device stopped with us and lost time without an underrun
+                // (ALSA's jack plugin): take back what is queued for the old
+                // timeline and go on where real time is now.
+                underrunCount.add(1, ordering: .relaxed)
+                let takenBack = sink.rewind(upTo: lost)
+                track.skip(to: written - takenBack + lost)
+                // The frames moved against time: Link's line is fitted again.
+                link?.restart()
+                lastDelay -= takenBack
+                anchor = nil
+                if track.position >= stopFrame { break }
+                continue
+            }
+
+            // Pace a sink that takes frames faster than real time. A device
+            // that blocked a write within the last second of audio keeps time
+            // itself (some, like ALSA's jack plugin, accept several periods at
+            // once between blocks): follow its clock and never sleep. One that
+            // never blocks is held to the monotonic clock. A write blocked
+            // only if it was slow and left the device full: a slow write
+            // into room (a cold first write to ALSA null) does not count.
+            if (after.nanoseconds - before.nanoseconds) * 4 >= periodNanoseconds, status.delay >= Int64(sink.bufferFrames - period) {
+                lastBlockedFrame = written
+            }
+            if anchor == nil || written - lastBlockedFrame < rate {
+                anchor = MonotonicInstant(nanoseconds: stamp.nanoseconds - FrameTime.nanoseconds(inFrames: heard, at: rate))
+            } else if let anchor {
+                let due = anchor.nanoseconds + FrameTime.nanoseconds(inFrames: heard, at: rate)
+                if due > after.nanoseconds { clock.sleep(until: MonotonicInstant(nanoseconds: due)) }
+            }
+            if blockStart + Int64(frames) >= stopFrame { break }
+        }
+        // A period of silence after the end: once drained, ALSA's jack plugin leaves its port's
+        // buffer as it was, and JACK played the last period again every cycle until the stream
+        // closed (the last click repeated four or five times).
+        block.update(repeating: 0, count: period)
+        _ = sink.write(block, frames: period)
+        sink.drain()
+    }
+
+    /// Reads of the device's line before an underrun that make it worth keeping.
+    static let readsForALine = 8
+    /// Reads of a restarted stream, each after it has taken frames, whose best gives its line.
+    static let readsForARestartedLine = 4
+
+    /// Underruns in a row, each right after a recovery, that mean the device is gone rather than late.
+    static let refusalLimit = 3
+
+    /// Fades the block toward `stopFrame` and cuts it there; returns the frames to write.
+    private func applyFade(from start: Int64, frames: Int) -> Int {
+        guard stopFrame != .max else { return frames }
+        let fadeStart = stopFrame - fadeFrames
+        let end = Int(max(0, min(Int64(frames), stopFrame - start)))
+        var index = 0
+        while index < end {
+            let frame = start + Int64(index)
+            if frame >= fadeStart {
+                block[index] *= Float(stopFrame - frame) / Float(fadeFrames)
+            }
+            index += 1
+        }
+        return max(end, 0)
+    }
+}

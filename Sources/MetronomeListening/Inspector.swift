@@ -1,0 +1,149 @@
+import MetronomeSupport
+import MetronomeTiming
+import MetronomeAudio
+
+/// The practice inspector's listening side, run by the UI loop, never by the
+/// audio threads: takes what the capture thread heard off its `CaptureLog`,
+/// finds where notes start (`OnsetDetector`), places each on the output's
+/// frames and matches it to the click or subdivision it was aimed at.
+///
+/// The input and the output count their own frames from their own starts;
+/// both are tied to the monotonic clock by their devices' stamps, each
+/// followed by a `HeardClock` (the least stale line through them), so a frame
+/// heard on the input is the output frame at the same instant. What the
+/// devices leave out of that (converters, the air, the cable) is the round
+/// trip that `--calibrate` measures and the matcher takes off.
+public final class Inspector {
+    /// A note heard: where it was played (output frames, the round trip taken
+    /// off), and its match (nil: an extra, aimed at no click).
+    public struct Note: Equatable, Sendable {
+        public let frame: Int64
+        public let match: NoteMatch?
+    }
+
+    public let rate: SampleRate
+    public let roundTripFrames: Int64
+    private let log: CaptureLog
+    private let detector: OnsetDetector
+    /// Takes the metronome's own click out of the input (nil: the input is taken as heard, as `--calibrate` must).
+    private let canceller: BleedCanceller?
+    private var matcher: NoteMatcher
+    private var captureLine: HeardClock
+    private var outputLine: HeardClock
+    /// The capture frame of the detector's frame 0, once a chunk came: moved on by
+    /// the frames of chunks the capture thread dropped, so the frames after stay true.
+    private var firstCaptureFrame: Int64?
+    /// The capture frame the next chunk should start at.
+    private var nextCaptureFrame: Int64?
+    /// Frames waiting for a whole hop.
+    private var hop: [Float]
+    /// The click number of each target, by target index.
+    private var beats: [Int64] = []
+    /// Every note heard so far, in order.
+    public private(set) var notes: [Note] = []
+    /// The output frame of the last click received.
+    public private(set) var lastClickFrame: Int64?
+
+    /// Nil when aubio refuses the rate. With `played`, the clicks it holds are taken out of
+    /// the input before notes are looked for (`BleedCanceller`).
+    public init?(log: CaptureLog, rate: SampleRate, roundTripFrames: Int64, played: PlayedAudio? = nil) {
+        guard let detector = OnsetDetector(rate: rate) else { return nil }
+        self.log = log
+        self.detector = detector
+        canceller = played.map { BleedCanceller(played: $0, rate: rate, hop: OnsetDetector.hop) }
+        self.rate = rate
+        self.roundTripFrames = roundTripFrames
+        matcher = NoteMatcher(rate: rate, roundTripFrames: roundTripFrames)
+        captureLine = HeardClock(rate: rate)
+        outputLine = HeardClock(rate: rate)
+        hop = []
+        hop.reserveCapacity(OnsetDetector.hop)
+    }
+
+    /// The clicks the track started (beats, subdivisions, second voice): the notes' targets.
+    public func receive(clicks: [StartedClick]) {
+        for click in clicks where lastClickFrame.map({ click.frame > $0 }) ?? true {
+            matcher.add(.init(frame: click.frame, index: Int64(beats.count), beatOfBar: Int(click.beatInBar)))
+            canceller?.expectClick(at: click.frame)
+            beats.append(click.click)
+            lastClickFrame = click.frame
+        }
+    }
+
+    /// The click number (`beat` in the trace) a match is on.
+    public func beat(of match: NoteMatch) -> Int64 { beats[Int(match.target.index)] }
+
+    /// The most chunks one `listen` takes: 2.7 s of input at 48 kHz, far more than a
+    /// frame's worth (13 chunks at 60 frames/s), so a loop held up catches up in a few
+    /// calls; and an input with no clock of its own (ALSA's `null`, which hands over
+    /// silence as fast as it is read) cannot keep the UI loop from its keys, its
+    /// signals and the end of the run.
+    public static let chunksPerListen = 2_048
+
+    /// Takes what was captured since the last call (`chunksPerListen` chunks at most);
+    /// `sample` is the output's audible position (`AudiblePosition.snapshot`). Returns the notes found.
+    public func listen(sample: (heard: Int64, at: MonotonicInstant, written: Int64), now: MonotonicInstant) -> [Note] {
+        if sample.at.nanoseconds != 0 { _ = outputLine.heardFrame(at: now, sample: sample) }
+        var found: [Note] = []
+        for _ in 0..<Self.chunksPerListen {
+            guard let chunk = log.pop() else { break }
+            if chunk.stampNanoseconds != 0 {
+                _ = captureLine.heardFrame(at: now, sample: (chunk.stampFrame, MonotonicInstant(nanoseconds: chunk.stampNanoseconds), .max))
+            }
+            if firstCaptureFrame == nil { firstCaptureFrame = chunk.firstFrame }
+            if let expected = nextCaptureFrame, chunk.firstFrame != expected { firstCaptureFrame! += chunk.firstFrame - expected }
+            nextCaptureFrame = chunk.firstFrame + Int64(chunk.count)
+            for index in 0..<chunk.count {
+                hop.append(chunk.samples[index])
+                guard hop.count == OnsetDetector.hop else { continue }
+                if let canceller {
+                    // The output frame (round trip off) of the hop's first frame, less that frame.
+                    let first = canceller.received
+                    let offset = outputFrame(ofCaptureFrame: (firstCaptureFrame ?? 0) + first).map { $0 - roundTripFrames - first }
+                    hop.withUnsafeBufferPointer { frames in
+                        canceller.push(frames.baseAddress!, offset: offset) { detect($0, into: &found) }
+                    }
+                } else {
+                    hop.withUnsafeBufferPointer { detect($0.baseAddress!, into: &found) }
+                }
+                hop.removeAll(keepingCapacity: true)
+            }
+        }
+        notes += found
+        return found
+    }
+
+    /// The input has ended: the frames held back for the bleed to be measured are looked at too.
+    public func finish() -> [Note] {
+        var found: [Note] = []
+        canceller?.flush { detect($0, into: &found) }
+        notes += found
+        return found
+    }
+
+    /// How loud the metronome's own click comes back in the input, as taken out; nil if it never came back alone.
+    public var bleedGain: Float? { canceller?.gain }
+
+    private func detect(_ frames: UnsafePointer<Float>, into found: inout [Note]) {
+        if let onset = detector.feed(frames), let note = place(captureFrame: (firstCaptureFrame ?? 0) + onset) { found.append(note) }
+    }
+
+    /// The output frame heard at the instant capture frame `captureFrame` was taken, by the two lines.
+    public func outputFrame(ofCaptureFrame captureFrame: Int64) -> Int64? {
+        guard let instant = captureLine.instant(whenHeard: captureFrame) else { return nil }
+        return outputLine.frame(at: instant)
+    }
+
+    private func place(captureFrame: Int64) -> Note? {
+        guard let heard = outputFrame(ofCaptureFrame: captureFrame) else { return nil }
+        return Note(frame: heard - roundTripFrames, match: matcher.match(heardFrame: heard))
+    }
+
+    /// The take so far: clicks up to `frame` with no note are misses.
+    public func statistics(through frame: Int64) -> TakeStatistics {
+        TakeStatistics(matches: matcher.matches, misses: matcher.misses(through: frame), extras: matcher.extras)
+    }
+
+    /// The output frames from each click to its note, for `--calibrate` (run with no round trip taken off).
+    public var roundTrips: [Int64] { matcher.matches.map(\.offsetFrames) }
+}

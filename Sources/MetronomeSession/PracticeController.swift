@@ -1,0 +1,105 @@
+import MetronomeTiming
+import MetronomeAudio
+import MetronomeTerminal
+
+/// The practice keys as a pure function: the player's settings now, a key
+/// pressed when a given frame was heard, and the commands for the audio
+/// thread that follow. Knows no clock, no device and no terminal.
+public struct PracticeController: Sendable {
+    public private(set) var tempo: Tempo
+    /// Volume in hundredths, 0 to 100.
+    public private(set) var volumePercent: Int
+    public private(set) var muted = false
+    public private(set) var paused = false
+    /// The frames of the taps of the current series, oldest first (at most 5).
+    public private(set) var taps: [Int64] = []
+    public let rate: SampleRate
+    private let headroom: Headroom
+
+    /// Taps further apart than this start a new series.
+    public static let tapSeriesGapSeconds: Int64 = 2
+    public static let tapsKept = 5
+
+    public init(tempo: Tempo, volume: Float, rate: SampleRate, headroom: Headroom) {
+        self.tempo = tempo
+        volumePercent = Int((volume * 100).rounded())
+        self.rate = rate
+        self.headroom = headroom
+    }
+
+    /// What a key does; `heardFrame` is the frame being heard when it was pressed.
+    public enum Outcome: Equatable, Sendable {
+        case command(PracticeCommand)
+        case quit
+        case toggleHelp
+        case nothing
+    }
+
+    public mutating func press(_ key: Key, heardFrame: Int64) -> Outcome {
+        switch key {
+        case .up: return changeTempo(to: tempo.millibeatsPerMinute + 1_000)
+        case .down: return changeTempo(to: tempo.millibeatsPerMinute - 1_000)
+        case .right: return changeTempo(to: tempo.millibeatsPerMinute + 5_000)
+        case .left: return changeTempo(to: tempo.millibeatsPerMinute - 5_000)
+        case .pageUp: return changeTempo(to: tempo.millibeatsPerMinute * 2)
+        case .pageDown: return changeTempo(to: tempo.millibeatsPerMinute / 2)
+        case .escape: return .quit
+        case .character(let byte):
+            switch byte {
+            case UInt8(ascii: "q"), UInt8(ascii: "Q"): return .quit
+            case UInt8(ascii: "?"), UInt8(ascii: "h"): return .toggleHelp
+            case UInt8(ascii: " "):
+                paused.toggle()
+                return .command(paused ? .pause : .resume)
+            case UInt8(ascii: "t"), UInt8(ascii: "T"): return tap(at: heardFrame)
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return .command(.beatsPerBar(Int(byte - UInt8(ascii: "0"))))
+            case UInt8(ascii: "m"), UInt8(ascii: "M"):
+                muted.toggle()
+                return .command(.mute(muted))
+            case UInt8(ascii: "+"), UInt8(ascii: "="): return changeVolume(by: 10)
+            case UInt8(ascii: "-"), UInt8(ascii: "_"): return changeVolume(by: -10)
+            default: return .nothing
+            }
+        }
+    }
+
+    /// The tempo a plan (a tempo map, the speed trainer) has moved to: the keys step from it.
+    public mutating func follow(_ tempo: Tempo) {
+        self.tempo = tempo
+    }
+
+    /// The gain for the volume at a tempo: the volume, lowered if clicks that close would clip.
+    public func gain(for tempo: Tempo) -> Float {
+        headroom.gain(for: ClickSchedule(tempo: tempo, rate: rate), volume: Float(volumePercent) / 100)
+    }
+
+    private mutating func changeTempo(to millibeats: Int64) -> Outcome {
+        let new = Tempo(clamping: millibeats)
+        guard new != tempo else { return .nothing }
+        tempo = new
+        return .command(.tempo(new, gain: gain(for: new)))
+    }
+
+    private mutating func changeVolume(by percent: Int) -> Outcome {
+        let new = min(max(volumePercent + percent, 0), 100)
+        guard new != volumePercent else { return .nothing }
+        volumePercent = new
+        return .command(.gain(gain(for: tempo)))
+    }
+
+    /// Tap tempo: the mean interval of the series' taps, rounded to 0.1 bpm;
+    /// the next beat follows this tap by one new interval.
+    private mutating func tap(at frame: Int64) -> Outcome {
+        if let last = taps.last, frame - last > Self.tapSeriesGapSeconds * rate.framesPerSecond || frame <= last {
+            taps.removeAll()
+        }
+        taps.append(frame)
+        if taps.count > Self.tapsKept { taps.removeFirst(taps.count - Self.tapsKept) }
+        guard taps.count >= 2, let first = taps.first else { return .nothing }
+        // bpm = 60 R (n-1) / span; in tenths, rounded half up: floor((1200 R (n-1) + span) / (2 span)).
+        let span = frame - first
+        let tenths = (1_200 * rate.framesPerSecond * Int64(taps.count - 1) + span) / (2 * span)
+        tempo = Tempo(clamping: tenths * 100)
+        return .command(.tap(tempo, tapFrame: frame, gain: gain(for: tempo)))
+    }
+}

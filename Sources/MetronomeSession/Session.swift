@@ -1,0 +1,293 @@
+import Glibc
+import MetronomeSupport
+import MetronomeTiming
+import MetronomeLink
+import MetronomeAudio
+import MetronomeRender
+import MetronomeTerminal
+import MetronomeListening
+
+/// One run of the metronome: playing live, or rendering a file.
+public enum Session {
+    /// Runs `settings` to the end and returns the exit status; user errors are thrown.
+    public static func run(_ settings: Settings) throws -> Int32 {
+        let signals = TerminationSignals()
+        if let output = settings.output, let format = settings.outputFormat {
+            do {
+                if format.container == .midi { return try renderMIDI(settings, to: output, signals: signals) }
+                return try render(settings, to: output, format: format, signals: signals)
+            } catch {
+                // A write refused for a signal now pending (EFBIG past `ulimit -f`, with SIGXFSZ): the signal's stop.
+                if let signal = signals.takeStop() { return TerminationSignals.exitStatus(for: signal) }
+                throw error
+            }
+        }
+        return try play(settings, signals: signals)
+    }
+
+    static func render(_ settings: Settings, to output: String, format: OutputFormat, signals: TerminationSignals) throws -> Int32 {
+        let sounds = try loadSounds(settings, rate: settings.rate)
+        let (track, feeder, expectedEnd) = makeTrack(settings, sounds: sounds, rate: settings.rate)
+        // Only a trace reads the logs (their rings are written through when made: 2.6 MB for nothing otherwise).
+        let traced = settings.trace != nil
+        let clickLog = traced ? ClickLog(capacity: 1 << 16) : nil
+        let passageLog = traced ? LockFreeQueue<Passage>(capacity: 1024) : nil
+        track.clickLog = clickLog
+        track.passageLog = passageLog
+        var tempoChanges = TempoChanges(after: track.passage)
+        // Opened once the output exists: a render that cannot create its file leaves an existing trace alone.
+        var trace: Trace?
+        func openTrace() throws(MetronomeError) { trace = try openRenderTrace(settings, track: track) }
+        // Between blocks and before the file is kept: the clicks and tempo
+        // changes of the blocks rendered so far. A trace that cannot be written ends the render.
+        func traceClicks() throws(MetronomeError) {
+            guard let trace, let clickLog, let passageLog else { return }
+            while let passage = passageLog.pop() {
+                if let frame = tempoChanges.firstFrame(ofChangeTo: passage) { trace.tempo(passage.tempo, frame: frame) }
+            }
+            for click in clickLog.drain() { trace.click(click) }
+            trace.flush()
+            if let error = trace.error { throw error }
+        }
+        do {
+            _ = try FileRenderer(path: output, format: format, force: settings.force).render(
+                track, expectedFrames: track.endFrame == nil ? expectedEnd() : nil,
+                interrupted: {
+                    try traceClicks()
+                    feeder?.feed()
+                    return signals.takeStop()
+                }, created: openTrace)
+        } catch FileRenderer.Interruption.signal(let signal) {
+            return TerminationSignals.exitStatus(for: signal)
+        }
+        return 0
+    }
+
+    /// A render's trace, once its output exists: the first tempo, and the song when a setlist plays.
+    static func openRenderTrace(_ settings: Settings, track: ClickTrack) throws(MetronomeError) -> Trace? {
+        let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path, force: settings.force) }
+        trace?.tempo(track.schedule.tempo, frame: 0)
+        if let list = settings.songs {
+            trace?.song(list.current + 1, of: list.songs.count, name: list.songs[list.current].name, frame: 0)
+        }
+        return trace
+    }
+
+    /// `--output x.mid`: the same track, its clicks as notes and its passages as the file's tempo map.
+    static func renderMIDI(_ settings: Settings, to output: String, signals: TerminationSignals) throws -> Int32 {
+        let sounds = try loadSounds(settings, rate: settings.rate)
+        let (track, feeder, expectedEnd) = makeTrack(settings, sounds: sounds, rate: settings.rate)
+        guard track.endFrame != nil || expectedEnd() != nil else {
+            throw RenderError.badRequest("--output needs a length: add --bars N or --duration T")
+        }
+        var tempoChanges = TempoChanges(after: track.passage)
+        var trace: Trace?
+        func openTrace() throws(MetronomeError) { trace = try openRenderTrace(settings, track: track) }
+        func traceClicks(_ clicks: [StartedClick], _ passages: [Passage]) throws(MetronomeError) {
+            guard let trace else { return }
+            for passage in passages {
+                if let frame = tempoChanges.firstFrame(ofChangeTo: passage) { trace.tempo(passage.tempo, frame: frame) }
+            }
+            for click in clicks { trace.click(click) }
+            trace.flush()
+            if let error = trace.error { throw error }
+        }
+        do {
+            _ = try MIDIRenderer(path: output, force: settings.force).render(
+                track, volume: settings.volume * track.planLevel, markers: TempoMapMarkers(settings.plan),
+                drained: { clicks, passages in try traceClicks(clicks, passages) },
+                interrupted: {
+                    feeder?.feed()
+                    return signals.takeStop()
+                }, created: openTrace)
+        } catch FileRenderer.Interruption.signal(let signal) {
+            return TerminationSignals.exitStatus(for: signal)
+        }
+        return 0
+    }
+
+    static func play(_ settings: Settings, signals: TerminationSignals) throws -> Int32 {
+        // Check the sounds before touching the device.
+        var sounds = try loadSounds(settings, rate: settings.rate)
+        // Its name checked and its file made before the take, not after it.
+        let report = try settings.inspector?.report.map { path throws(RenderError) in try InspectorReport(path: path, force: settings.force) }
+        let memoryLocked = RealTimeScheduling.lockMemory()
+        let sink = try openSink(settings)
+        if sink.rate != settings.rate {
+            // Load again at the device's rate: one conversion from the file, not two.
+            sounds = try loadSounds(settings, rate: sink.rate)
+        }
+        let (track, feeder, _) = makeTrack(settings, sounds: sounds, rate: sink.rate)
+        // A setlist: a second plan queue for the next song, and the track's word of each song it starts.
+        var songs: SongSwitcher?
+        if let list = settings.songs, let feeder {
+            let plans = (feeder.queue, LockFreeQueue<Passage>(capacity: 256))
+            track.songPlans = plans
+            track.songLog = LockFreeQueue<SongStart>(capacity: 64)
+            songs = SongSwitcher(list: list, feeder: feeder, plans: plans, rate: sink.rate, rhythm: settings.rhythm)
+        }
+        // What the device granted; without a device (playing on silently) nothing was.
+        if settings.verbosity == .verbose, sink is PCMDevice { TerminalScreen.emit(grantedLatency(sink) + "\n") }
+        let clickLog = ClickLog()
+        track.clickLog = clickLog
+        let passageLog = LockFreeQueue<Passage>(capacity: 256)
+        track.passageLog = passageLog
+        let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path, force: settings.force) }
+        let playback = LivePlayback(track: track, sink: sink)
+        // A card's writer wants real time, and so does one in front of PipeWire (whose
+        // own threads are real-time, above ours); not in front of JACK or PulseAudio (`SoundServer`).
+        playback.asksForRealTime = (sink as? PCMDevice)?.wantsRealTimeWriter ?? false
+        playback.memoryLocked = memoryLocked
+        // Held to the end of the run: destroying it leaves the session.
+        let link = try settings.link.map { link throws(MetronomeError) in try joinLink(link, settings: settings, sink: sink) }
+        playback.link = link
+        let controller = practiceController(settings, track: track, sounds: sounds, rate: sink.rate)
+        // The plan is fed off the UI loop: a stopped terminal never starves the audio.
+        let feeding = feeder.map { PlanFeedThread(feeder: $0) }
+        feeding?.start()
+        let inspection = try settings.inspector.map { inspector throws(MetronomeError) in
+            try openInspection(inspector, settings: settings, sink: sink, trace: trace)
+        }
+        playback.played = inspection?.played
+        let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace,
+                              clickLog: clickLog, passageLog: passageLog, controller: controller, songs: songs,
+                              inspection: inspection).run()
+        feeding?.stop()
+        if let inspection, status == 0 || status == TerminationSignals.exitStatus(for: SIGINT) {
+            try conclude(inspection, report: report, settings: settings, sink: sink)
+        }
+
+        // A device that failed is the one line: the underruns before it were its going.
+        if let failure = playback.failure {
+            throw MetronomeError(.ioError, "audio device '\(sink.name)' failed: \(failure.message)")
+        }
+        if playback.underruns > 0 {
+            StandardError.report("\(playback.underruns) underrun\(playback.underruns == 1 ? "" : "s") on '\(sink.name)': the sound dropped out; a larger --latency may help")
+        }
+        if status == 0, let error = trace?.error {
+            // Refused for a signal now pending (EFBIG past `ulimit -f`, with SIGXFSZ): the signal's stop, as a render's.
+            if let signal = signals.takeStop() { return TerminationSignals.exitStatus(for: signal) }
+            throw error
+        }
+        return status
+    }
+
+    /// The Ableton Link session joined at `--bpm` (kept if alone, the session's adopted if not).
+    static func joinLink(_ link: LinkSettings, settings: Settings, sink: any AudioSink) throws(MetronomeError) -> LinkConductor {
+        let bpm = Double(settings.tempo.millibeatsPerMinute) / 1_000
+        // Link keeps tempi within 20 to 999 bpm and clamps the rest.
+        let linkRange = 20.0...999.0
+        let clamped = min(max(bpm, linkRange.lowerBound), linkRange.upperBound)
+        if clamped != bpm {
+            StandardError.report("warning: Ableton Link keeps tempi within 20 to 999 bpm: --link plays \(Int(clamped)) bpm, not \(settings.tempo)")
+        }
+        do {
+            let session = try LinkSession(bpm: clamped)
+            if link.startStopSync { try session.setStartStopSync(true) }
+            try session.enable()
+            return LinkConductor(session: session, rate: sink.rate, periodFrames: sink.periodFrames,
+                                 beatsPerBar: settings.meter.beatsPerBar, startStopSync: link.startStopSync,
+                                 latencyNanoseconds: serverCycleLatency(sink),
+                                 // Behind a server each stamp is taken after the writer woke, never before.
+                                 fit: serverCycleLatency(sink) > 0 ? .earliest : .mean)
+        } catch {
+            throw MetronomeError(.unavailable, "cannot join the Ableton Link session: \(error)")
+        }
+    }
+
+    /// What a sound server's plugin adds to the delay it reports, in
+    /// nanoseconds: its server takes a period (its cycle; ALSA's jack plugin
+    /// sets the period to JACK's) at the start of each cycle, so the frame the
+    /// delay names after a write, made just after the server took the last
+    /// period, is heard a period later. The server plugin's period, wherever
+    /// it stands in the device's chain. A card's pointer moves as it plays: nothing.
+    static func serverCycleLatency(_ sink: any AudioSink) -> Int64 {
+        guard let device = sink as? PCMDevice, let period = device.serverPeriod else { return 0 }
+        return FrameTime.nanoseconds(inFrames: period.frames, at: period.rate)
+    }
+
+    /// The keys' controller: its volume is the track's (a tempo map's level
+    /// included) and its gains keep overlapping clicks below full scale.
+    static func practiceController(_ settings: Settings, track: ClickTrack, sounds: ClickSounds, rate: SampleRate) -> PracticeController {
+        PracticeController(tempo: track.schedule.tempo, volume: settings.volume * track.planLevel, rate: rate,
+                           headroom: sounds.headroom(rhythm: settings.rhythm, meter: settings.meter))
+    }
+
+    /// The track `settings` ask for at `rate`; for a tempo map or the speed
+    /// trainer, with the feeder that hands it the plan, and where a plan that
+    /// ends is expected to end (for sizing a file; worked out only when asked).
+    static func makeTrack(_ settings: Settings, sounds: ClickSounds, rate: SampleRate) -> (ClickTrack, PlanFeeder?, () -> Int64?) {
+        guard let source = settings.plan else {
+            let schedule = ClickSchedule(tempo: settings.tempo, meter: settings.meter, rate: rate)
+            return (ClickTrack(schedule: schedule, sounds: sounds, volume: settings.volume, length: settings.length,
+                               rhythm: settings.rhythm), nil, { nil })
+        }
+        // A tempo map's bars differ: the track counts beats.
+        let whole = TempoPlan(source, rate: rate, rhythm: settings.rhythm)
+        let beats: Int64?
+        let length: TrackLength
+        switch settings.length {
+        case .bars(let bars):
+            beats = whole.beats(inBars: bars)
+            length = beats.map(TrackLength.beats) ?? .endless
+        case .beats(let count):
+            beats = count
+            length = .beats(count)
+        case .playtime:
+            // The last tempo plays on to the end of the time.
+            beats = nil
+            length = settings.length
+        case .endless:
+            // A setlist's song plays on, live, until a key moves on (its last tempo after a map's end).
+            beats = settings.songs != nil && settings.output == nil ? nil : whole.beats(inBars: nil)
+            length = beats.map(TrackLength.beats) ?? .endless
+        }
+        let plan = TempoPlan(source, rate: rate, rhythm: settings.rhythm, beats: beats)
+        let feeder = PlanFeeder(plan)
+        // A setlist's songs to come may be faster: the gain leaves room for the fastest of them all.
+        let fastest = settings.songs?.songs.map { TempoPlan($0.source, rate: rate, rhythm: settings.rhythm).fastestSchedule }
+            .min { $0.shortestInterval < $1.shortestInterval }
+        let track = ClickTrack(plan: plan, feeder: feeder, sounds: sounds, volume: settings.volume, length: length, fastest: fastest)
+        return (track, feeder, { plan.endFrame(beats: beats) })
+    }
+
+    static func loadSounds(_ settings: Settings, rate: SampleRate) throws -> ClickSounds {
+        try SoundLibrary.load(beat: settings.beatSound, bell: settings.bellSound, subdivision: settings.subdivisionSound,
+                              polyrhythm: settings.polyrhythmSound, rhythm: settings.rhythm, rate: rate,
+                              betweenPieces: TerminationSignals.endIfAStopIsPending)
+    }
+
+    /// What the device granted, for `--verbose`: `device 'default': buffer 4096 frames (85.3 ms), periods of 1024 at 48000 Hz, into PipeWire`.
+    static func grantedLatency(_ sink: any AudioSink) -> String {
+        let rate = sink.rate.framesPerSecond
+        let tenths = latencyTenths(sink)
+        let granted = "device '\(sink.name)': buffer \(sink.bufferFrames) frames (\(tenths / 10).\(tenths % 10) ms), periods of \(sink.periodFrames) at \(rate) Hz"
+        guard let device = sink as? PCMDevice, let server = device.soundServer, let period = device.serverPeriod else { return granted }
+        // A server behind a plugin that converts the rate moves periods of its own.
+        let own = period == (Int64(sink.periodFrames), rate) ? "" : " (periods of \(period.frames) at \(period.rate) Hz)"
+        return granted + ", into \(server.spokenName)" + own
+    }
+
+    /// The sink's buffer in tenths of a millisecond, rounded.
+    static func latencyTenths(_ sink: any AudioSink) -> Int64 {
+        let rate = sink.rate.framesPerSecond
+        return (Int64(sink.bufferFrames) * 10_000 + rate / 2) / rate
+    }
+
+    /// The ALSA device, or silence when the default device is missing.
+    static func openSink(_ settings: Settings) throws(MetronomeError) -> any AudioSink {
+        let name = settings.device ?? "default"
+        // Without --latency the device chooses: a sound server needs more than a card.
+        let sizes = settings.latency?.frames(at: settings.rate)
+        do {
+            return try PCMDevice(name: name, rate: settings.rate, periodFrames: sizes?.period, bufferFrames: sizes?.buffer)
+        } catch {
+            if settings.device != nil {
+                throw MetronomeError(.unavailable, "cannot open audio device '\(name)': \(error.message)")
+            }
+            StandardError.report("warning: cannot open audio device '\(name)': \(error.message); running without sound")
+            // No latency to keep low without a device: larger periods, fewer wakeups.
+            return SilentSink(rate: settings.rate, periodFrames: SilentSink.standardPeriod)
+        }
+    }
+}

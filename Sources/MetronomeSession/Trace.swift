@@ -1,0 +1,102 @@
+import Glibc
+import MetronomeAudio
+import MetronomeRender
+import MetronomeSupport
+import MetronomeTiming
+import SystemPackage
+
+/// `--trace FILE`: JSON Lines of what was played and drawn, written as it happens.
+///
+/// `click` for every sound started, `frame` for every picture drawn, `tempo`
+/// when the tempo is set. Bars and beats in bars count from 1, as the status
+/// line shows them; `beat` counts every click from 0.
+public final class Trace {
+    private let descriptor: Int32
+    public let path: String
+    /// Lines made since the last flush.
+    private var pending: [UInt8] = []
+    /// Why the trace could not be written, once it could not; nothing more is written then.
+    public private(set) var failure: String?
+    /// How long a flush may wait for a reader that is slow to read (a FIFO, a pipe).
+    static let flushWaitMilliseconds: Int32 = 2000
+
+    /// Creates or truncates `path`, a read-only file only when `force`. Opened without
+    /// blocking: a FIFO nobody reads is refused at once (`ENXIO`) instead of hanging the program.
+    public init(path: String, force: Bool) throws(MetronomeError) {
+        do {
+            try OutputTarget(path: path).checkWritable(force: force)
+        } catch {
+            throw MetronomeError(.cannotCreate, error.message)
+        }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else {
+            let reason = errno == ENXIO ? "it is a FIFO that no process reads" : Errno(rawValue: errno).description
+            throw MetronomeError(.cannotCreate, "cannot create trace '\(path)': \(reason)")
+        }
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    deinit { close(descriptor) }
+
+    /// Count-in bars are `-N` to `-1` with `"countIn":true`; a subdivision
+    /// or a second-voice click has its `index` in its beat or bar.
+    public func click(_ click: StartedClick) {
+        let countIn = click.bar < 0
+        var text = "{\"type\":\"click\",\"frame\":\(click.frame),\"beat\":\(click.click),\"bar\":\(countIn ? click.bar : click.bar + 1),"
+        text += "\"beatInBar\":\(click.beatInBar + 1),\"sound\":\"\(click.sound)\""
+        if !click.sound.isBeat { text += ",\"index\":\(click.index)" }
+        if countIn { text += ",\"countIn\":true" }
+        line(text + "}")
+    }
+
+    public func frame(time: MonotonicInstant, audioFrame: Int64, angle: Double) {
+        let seconds = Double(time.nanoseconds) / 1e9
+        line("{\"type\":\"frame\",\"time\":\(seconds),\"audioFrame\":\(audioFrame),\"angle\":\(angle)}")
+    }
+
+    /// A setlist's song, from 1 of `count`, starting at `frame` (its first bar line, or the pause it was chosen in).
+    public func song(_ number: Int, of count: Int, name: String, frame: Int64) {
+        var escaped = ""
+        for scalar in name.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case _ where scalar.value < 0x20: escaped += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        line("{\"type\":\"song\",\"song\":\(number),\"of\":\(count),\"name\":\"\(escaped)\",\"frame\":\(frame)}")
+    }
+
+    /// `--inspect`: a note the player played at output frame `frame`, aimed at click `beat`, `offsetMs` off it (negative early).
+    public func hit(frame: Int64, beat: Int64, offsetMilliseconds: Double) {
+        line("{\"type\":\"hit\",\"frame\":\(frame),\"beat\":\(beat),\"offsetMs\":\(offsetMilliseconds)}")
+    }
+
+    public func tempo(_ tempo: Tempo, frame: Int64) {
+        line("{\"type\":\"tempo\",\"bpm\":\"\(tempo)\",\"frame\":\(frame)}")
+    }
+
+    /// Writes the lines made so far; a write that fails (a full disk,
+    /// `/dev/full`, a reader that went away or stopped reading) sets `failure`.
+    public func flush() {
+        guard failure == nil, !pending.isEmpty else { return }
+        defer { pending.removeAll(keepingCapacity: true) }
+        errno = 0
+        if !BoundedWrite.write(descriptor, pending, waitingAtMost: Self.flushWaitMilliseconds) {
+            failure = errno == 0 ? "nothing read it for \(Self.flushWaitMilliseconds / 1000) s" : Errno(rawValue: errno).description
+        }
+    }
+
+    /// The error to end the run with when the trace could not be written.
+    public var error: MetronomeError? {
+        failure.map { MetronomeError(.ioError, "cannot write trace '\(path)': \($0)") }
+    }
+
+    private func line(_ text: String) {
+        guard failure == nil else { return }
+        pending.append(contentsOf: text.utf8)
+        pending.append(10)
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+
+/// A JACK server on the dummy driver (real time, no sound card), `jack_thru`
+/// passing audio through, and ALSA's jack plugin as the metronome's device
+/// (`loopback`; `plugloopback` is ALSA's recipe, `plug` in front of it):
+/// the real ALSA playback path, recorded by `jack_rec` on the far side.
+package final class JackLoopback {
+    package static let tools = ["/usr/bin/jackd", "/usr/bin/jack_thru", "/usr/bin/jack_rec", "/usr/bin/jack_lsp", "/usr/bin/jack_wait"]
+    package static let plugin = "/usr/lib/x86_64-linux-gnu/alsa-lib/libasound_module_pcm_jack.so"
+    package static var isInstalled: Bool {
+        (tools + [plugin]).allSatisfy { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    package let home = TemporaryDirectory()
+    package let server = "metronome-test-\(getpid())"
+    package let environment: [String: String]
+    private var processes: [Process] = []
+    package let serverLog: String
+
+    package init() throws {
+        environment = ["HOME": home.path, "JACK_DEFAULT_SERVER": server, "JACK_NO_AUDIO_RESERVATION": "1"]
+        serverLog = home.file("jackd.log")
+        try """
+            pcm.loopback {
+                type jack
+                playback_ports {
+                    0 jack_thru:input_1
+                }
+            }
+            pcm.plugloopback {
+                type plug
+                slave.pcm "loopback"
+            }
+            """.write(toFile: home.file(".asoundrc"), atomically: true, encoding: .utf8)
+        Self.removeStaleRegistrations()
+        try start("/usr/bin/jackd", ["-n", server, "--no-realtime", "-d", "dummy", "-r", "48000", "-p", "1024"], log: serverLog)
+        let ready = try run("/usr/bin/jack_wait", ["-w", "-t", "10"], environment: environment)
+        guard ready.status == 0 else { throw LoopbackError.notReady("jackd did not start: \(try log())") }
+        try start("/usr/bin/jack_thru", [], log: home.file("thru.log"))
+        try waitForPort("jack_thru:output_1")
+    }
+
+    package enum LoopbackError: Error { case notReady(String) }
+
+    /// Servers killed without cleanup leave `jack*` entries in POSIX shared
+    /// memory that stop new servers; remove them while no jackd runs.
+    package static func removeStaleRegistrations() {
+        let running = (try? run("/usr/bin/pgrep", ["-x", "jackd"]))?.status == 0
+        guard !running, let names = try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm") else { return }
+        for name in names where name.hasPrefix("jack") {
+            try? FileManager.default.removeItem(atPath: "/dev/shm/\(name)")
+        }
+    }
+
+    private func start(_ executable: String, _ arguments: [String], log: String) throws {
+        processes.append(try launch(executable, arguments, log: log))
+    }
+
+    /// Starts a program in the server's environment, its output to `log`.
+    package func launch(_ executable: String, _ arguments: [String], log: String) throws -> Process {
+        try launchLogged(executable, arguments, environment: environment, log: log)
+    }
+
+    /// Polls the server's port list (at most 10 s) until `port` exists, or,
+    /// with `connectedTo`, until it is connected to that port.
+    package func waitForPort(_ port: String, connectedTo peer: String? = nil) throws {
+        let ready = try waitUntil(seconds: 10, every: .milliseconds(50)) {
+            let listing = try run("/usr/bin/jack_lsp", peer == nil ? [] : ["-c"], environment: environment).standardOutput
+            let lines = listing.split(separator: "\n").map(String.init)
+            guard let peer else { return lines.contains(port) }
+            // `jack_lsp -c` lists each port, then its connections indented.
+            guard let index = lines.firstIndex(of: port) else { return false }
+            return lines[(index + 1)...].prefix(while: { $0.hasPrefix(" ") }).contains { $0.trimmingCharacters(in: .whitespaces) == peer }
+        }
+        guard ready else { throw LoopbackError.notReady("port \(port) never appeared or connected") }
+    }
+
+    /// Records `jack_thru`'s output for `seconds` while `body` runs; returns the recording.
+    package func record(seconds: Int, while body: () throws -> Void) throws -> [Float] {
+        let file = home.file("recording.wav")
+        let recorder = Process()
+        recorder.executableURL = URL(fileURLWithPath: "/usr/bin/jack_rec")
+        recorder.arguments = ["-f", file, "-d", "\(seconds)", "-b", "16", "jack_thru:output_1"]
+        recorder.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        recorder.standardOutput = FileHandle.nullDevice
+        recorder.standardError = FileHandle.nullDevice
+        try recorder.run()
+        try waitForPort("jack_thru:output_1", connectedTo: "jackrec:input1")
+        try body()
+        recorder.waitUntilExit()
+        return try readSoundFile(file).samples
+    }
+
+    /// Builds `Tests/Tools/jack_stamped_rec.c` (a recorder that places each
+    /// cycle by JACK's frame time, and can stop a process) with the Swift
+    /// toolchain's clang; returns the program's path.
+    package func buildStampedRecorder() throws -> String {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Tools/jack_stamped_rec.c").path
+        let program = home.file("jack_stamped_rec")
+        let compiler = try #require(Self.compiler, "no clang or cc on PATH")
+        let built = try run(compiler, ["-O2", "-o", program, source, "-ljack"])
+        guard built.status == 0 else { throw LoopbackError.notReady("cannot build the recorder: \(built.standardError)") }
+        return program
+    }
+
+    package static var compiler: String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"
+        for name in ["clang", "cc"] {
+            for directory in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)") {
+                return "\(directory)/\(name)"
+            }
+        }
+        return nil
+    }
+
+    /// Whether the recorder can be built: JACK's headers and a C compiler.
+    package static var canBuildRecorder: Bool { FileManager.default.fileExists(atPath: "/usr/include/jack/jack.h") && compiler != nil }
+
+    /// Stops the JACK server, as when the sound server goes away mid-run.
+    package func stopServer() {
+        guard let server = processes.first, server.isRunning else { return }
+        server.terminate()
+        server.waitUntilExit()
+    }
+
+    package func log() throws -> String { (try? String(contentsOfFile: serverLog, encoding: .utf8)) ?? "" }
+
+    /// Whether jackd itself reported an xrun: a loaded machine, not the metronome.
+    package var serverHadXrun: Bool { ((try? log()) ?? "").lowercased().contains("xrun") }
+
+    deinit {
+        // jack_thru ignores SIGTERM: ask politely, then insist after 2 s.
+        for process in processes.reversed() where process.isRunning {
+            process.terminate()
+            waitUntil(seconds: 2, every: .milliseconds(50)) { !process.isRunning }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+        Self.removeStaleRegistrations()
+    }
+}

@@ -1,0 +1,75 @@
+import Glibc
+import Testing
+import MetronomeTiming
+import MetronomeAudio
+import MetronomeRender
+
+/// A fresh directory under /tmp, removed with everything in it on deinit.
+package final class TemporaryDirectory {
+    package let path: String
+
+    package init() {
+        var template = Array("/tmp/metronome-test-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        path = String(cString: made!)
+    }
+
+    package func file(_ name: String) -> String { "\(path)/\(name)" }
+
+    /// Names in the directory, hidden ones included.
+    package func contents() -> [String] {
+        guard let directory = opendir(path) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    deinit {
+        for name in contents() { unlink(file(name)) }
+        rmdir(path)
+    }
+}
+
+/// Reads every frame of a sound file, interleaved, with libsndfile.
+package func readSoundFile(_ path: String) throws -> (samples: [Float], channels: Int, rate: Int64, format: Int32) {
+    let file = try SoundFile.open(reading: path)
+    var samples = [Float](repeating: 0, count: Int(file.frames) * file.channels)
+    let read = try samples.withUnsafeMutableBufferPointer { try file.read(into: $0.baseAddress!, frames: Int(file.frames)) }
+    #expect(read == Int(file.frames))
+    return (samples, file.channels, file.rate, file.format)
+}
+
+/// Impulse sounds: a beat of one sample at +0.25 and a bell of one sample at
+/// -0.75, so every click is one nonzero sample that says which it was.
+package func impulseSounds(rate: SampleRate) -> (beat: Sound, bell: Sound) {
+    (Sound(samples: [0.25], rate: rate), Sound(samples: [-0.75], rate: rate))
+}
+
+/// The impulse sounds as float WAV files `beat.wav` and `bell.wav` in `directory`, for the binary's options.
+package func writeImpulseSoundFiles(in directory: TemporaryDirectory, rate: SampleRate = .standard) throws -> (beat: String, bell: String) {
+    let sounds = impulseSounds(rate: rate)
+    let beat = directory.file("beat.wav"), bell = directory.file("bell.wav")
+    try sounds.beat.write(to: beat, format: OutputFormat(path: beat, sampleFormat: .float))
+    try sounds.bell.write(to: bell, format: OutputFormat(path: bell, sampleFormat: .float))
+    return (beat, bell)
+}
+
+/// The frames holding a nonzero sample, with their values.
+package func onsets(_ samples: [Float]) -> [(frame: Int64, value: Float)] {
+    samples.enumerated().filter { $0.element != 0 }.map { (Int64($0.offset), $0.element) }
+}
+
+/// A recording that starts at an arbitrary moment, read against the grid of
+/// its first click: each onset's nearest click, how far from it, and whether a bell.
+package func clicksHeard(_ found: [(frame: Int64, value: Float)], from first: (frame: Int64, value: Float),
+                 on schedule: ClickSchedule) -> [(click: Int64, offset: Int64, bell: Bool)] {
+    let half = schedule.frame(ofClick: 1) / 2
+    return found.map { onset in
+        let click = schedule.firstClick(atOrAfter: onset.frame - first.frame - half)
+        return (click, onset.frame - first.frame - schedule.frame(ofClick: click), onset.value < 0)
+    }
+}
