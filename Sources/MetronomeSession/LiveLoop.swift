@@ -25,9 +25,7 @@ final class LiveLoop {
     let clock = MonotonicClock()
     private var screen: TerminalScreen?
     private var keys: KeyInput?
-    /// A song the track started that the trace has not had yet: one started later at the
-    /// same frame (n pressed again while paused) replaces it, as it never played.
-    private var untracedSong: (song: Int, frame: Int64)?
+    private var songTrace = SongTrace()
 
     init(settings: Settings, playback: LivePlayback, signals: TerminationSignals, trace: Trace?,
          clickLog: ClickLog, passageLog: LockFreeQueue<Passage>, controller: PracticeController, songs: SongSwitcher? = nil,
@@ -65,10 +63,7 @@ final class LiveLoop {
             let size = TerminalScreen.size()
             view.resize(width: size.width, height: size.height, at: clock.now())
         }
-        trace?.tempo(playback.track.schedule.tempo, frame: 0)
-        if let songs {
-            trace?.song(songs.playing + 1, of: songs.list.songs.count, name: songs.list.songs[songs.playing].name, frame: 0)
-        }
+        trace?.begin(tempo: playback.track.schedule.tempo, songs: songs?.list)
 
         var status: Int32 = 0
         inspection?.start()
@@ -127,7 +122,7 @@ final class LiveLoop {
         playback.join()
         collectSongs(into: &view)
         collectClicks(into: &view)
-        traceSong()
+        if let song = songTrace.finish() { traceSong(song) }
         if let notes = inspection?.finish(sample: { [playback] in playback.position.snapshot() }), !notes.isEmpty { TerminalScreen.emit(notes) }
         let lines = view.finish()
         if !lines.isEmpty { TerminalScreen.emit(lines) }
@@ -141,17 +136,14 @@ final class LiveLoop {
         while let start = log.pop() {
             guard let (song, next) = songs.started(start) else { continue }
             view.show(song: songs.list.place(of: song), from: start.frame)
-            if let untraced = untracedSong, untraced.frame < start.frame { traceSong() }
-            untracedSong = (song, start.frame)
+            if let played = songTrace.started(song, at: start.frame) { traceSong(played) }
             if let next { playback.send(next) }
         }
     }
 
-    /// The song started last goes into the trace: it played, or the run ended with it.
-    private func traceSong() {
-        guard let untraced = untracedSong, let songs else { return }
-        untracedSong = nil
-        trace?.song(untraced.song + 1, of: songs.list.songs.count, name: songs.list.songs[untraced.song].name, frame: untraced.frame)
+    private func traceSong(_ song: (song: Int, frame: Int64)) {
+        guard let songs else { return }
+        trace?.song(song.song, in: songs.list, frame: song.frame)
     }
 
     private static func view(settings: Settings, playback: LivePlayback, controller: PracticeController, tracing: Bool,
@@ -216,9 +208,8 @@ final class LiveLoop {
 
     private func collectClicks(into view: inout LiveView) {
         let started = clickLog.drain()
-        guard !started.isEmpty else { return }
-        // A click at or after the song's start: it plays, and no later start can share its frame.
-        if let untraced = untracedSong, let last = started.last, last.frame >= untraced.frame { traceSong() }
+        guard let last = started.last else { return }
+        if let song = songTrace.clicks(through: last.frame) { traceSong(song) }
         if let trace { for click in started { trace.click(click) } }
         inspection?.receive(clicks: started)
         view.receive(clicks: started)

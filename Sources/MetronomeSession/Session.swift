@@ -66,10 +66,7 @@ public enum Session {
     /// A render's trace, once its output exists: the first tempo, and the song when a setlist plays.
     static func openRenderTrace(_ settings: Settings, track: ClickTrack) throws(MetronomeError) -> Trace? {
         let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path, force: settings.force) }
-        trace?.tempo(track.schedule.tempo, frame: 0)
-        if let list = settings.songs {
-            trace?.song(list.current + 1, of: list.songs.count, name: list.songs[list.current].name, frame: 0)
-        }
+        trace?.begin(tempo: track.schedule.tempo, songs: settings.songs)
         return trace
     }
 
