@@ -86,13 +86,11 @@ final class LiveLoop {
                 let frame = view.frame(at: now, sample: playback.position.snapshot(), underruns: playback.underruns)
                 if let screen, frame.draw { screen.draw(view.grid) }
                 if !frame.lines.isEmpty { TerminalScreen.emit(frame.lines) }
-                if screen != nil { trace?.frame(time: now, audioFrame: frame.shownFrame, angle: frame.angle) }
+                if frame.traced { trace?.frame(time: now, audioFrame: frame.shownFrame, angle: frame.angle) }
                 trace?.flush()
                 if trace?.failure != nil { playback.stop() }  // a trace that cannot be written ends the run
             }
-            // Rounded up: a wait of 0 ms before the frame is due would spin.
-            let timeout = Int((max(view.nextWake.nanoseconds - clock.now().nanoseconds, 0) + 999_999) / 1_000_000)
-            let (signal, keyReady) = waitForInput(milliseconds: timeout, keys: keys)
+            let (signal, keyReady) = waitForInput(milliseconds: view.waitMilliseconds(at: clock.now()), keys: keys)
             if let signal {
                 switch signal {
                 case SIGWINCH:
