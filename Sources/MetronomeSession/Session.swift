@@ -146,7 +146,9 @@ public enum Session {
             try openInspection(inspector, settings: settings, sink: sink, trace: trace)
         }
         playback.played = inspection?.played
-        let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace,
+        // Taken once the run may: a background job stops here until `fg`.
+        let terminal = LiveTerminal(signals: signals, picture: settings.pendulum && settings.verbosity != .quiet)
+        let status = LiveLoop(settings: settings, playback: playback, screen: terminal, input: terminal, trace: trace,
                               clickLog: clickLog, passageLog: passageLog, controller: controller, songs: songs,
                               inspection: inspection).run()
         feeding?.stop()
