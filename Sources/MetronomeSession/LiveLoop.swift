@@ -18,7 +18,7 @@ final class LiveLoop {
     let clock: any Timekeeper
     let trace: Trace?
     let clickLog: ClickLog
-    /// `--inspect` or `--calibrate`: the player heard, each wake.
+    /// `--inspect` or `--calibrate`: the clicks handed to the listening thread and what it heard taken, each wake.
     let inspection: Inspection?
     let passageLog: LockFreeQueue<Passage>
     /// A setlist's songs, moved through by `n` and `p`.
@@ -89,20 +89,23 @@ final class LiveLoop {
         collectSongs(into: &view)
         collectClicks(into: &view)
         if let song = songTrace.finish() { traceSong(song) }
-        if let notes = inspection?.finish(sample: { [playback] in playback.position.snapshot() }), !notes.isEmpty { screen.emit(notes) }
+        if let notes = inspection?.finish(clock: clock), !notes.isEmpty { screen.emit(notes) }
         let lines = view.finish()
         if !lines.isEmpty { screen.emit(lines) }
         trace?.flush()
         return status
     }
 
-    /// A frame due at `now`: what the audio thread logged since and what the inspector heard,
-    /// handed to the view, then the frame drawn, printed and traced.
+    /// A frame due at `now`: what the audio thread and the listening thread logged since, handed
+    /// to the view, then the frame drawn, printed and traced.
     private func frame(at now: MonotonicInstant, _ view: inout LiveView) {
+        // Read before the clicks are collected: every click whose sound the input may hold by then is among them.
+        let captured = inspection?.captured
         collectSongs(into: &view)
         collectPassages(at: now, into: &view)
         collectClicks(into: &view)
-        if let heard = inspection?.listen(sample: playback.position.snapshot(), now: now) {
+        if let inspection, let captured {
+            let heard = inspection.listen(through: captured)
             if !heard.lines.isEmpty { screen.emit(heard.lines) }
             view.heard(offsets: heard.offsets)
         }

@@ -143,7 +143,7 @@ public enum Session {
         let feeding = feeder.map { PlanFeedThread(feeder: $0) }
         feeding?.start()
         let inspection = try settings.inspector.map { inspector throws(MetronomeError) in
-            try openInspection(inspector, settings: settings, sink: sink, trace: trace)
+            try openInspection(inspector, settings: settings, sink: sink, position: playback.position, trace: trace)
         }
         playback.played = inspection?.played
         // Taken once the run may: a background job stops here until `fg`.
