@@ -20,7 +20,7 @@ import MetronomeAudio
 /// and each hop is then given out with the played audio at that lag and gain
 /// subtracted. Until a click has come back alone, frames go on as heard.
 ///
-/// Run by the listening side (the UI loop), never by the audio threads.
+/// Run by the listening side (`LiveListener`'s thread), never by the audio threads.
 public final class BleedCanceller {
     /// The line through the last few (input frame, offset) pairs where clicks came back: least squares.
     struct ReturnLine {

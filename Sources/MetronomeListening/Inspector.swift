@@ -2,8 +2,9 @@ import MetronomeSupport
 import MetronomeTiming
 import MetronomeAudio
 
-/// The practice inspector's listening side, run by the UI loop, never by the
-/// audio threads: takes what the capture thread heard off its `CaptureLog`,
+/// The practice inspector's listening side, run on a thread of its own
+/// (`LiveListener`), never on the audio threads nor the UI loop: takes what
+/// the capture thread heard off its `CaptureLog`,
 /// finds where notes start (`OnsetDetector`), places each on the output's
 /// frames and matches it to the click or subdivision it was aimed at.
 ///
@@ -16,7 +17,7 @@ import MetronomeAudio
 public final class Inspector {
     /// A note heard: where it was played (output frames, the round trip taken
     /// off), and its match (nil: an extra, aimed at no click).
-    public struct Note: Equatable, Sendable {
+    public struct Note: Equatable, Sendable, BitwiseCopyable {
         public let frame: Int64
         public let match: NoteMatch?
     }
@@ -74,19 +75,20 @@ public final class Inspector {
     public func beat(of match: NoteMatch) -> Int64 { beats[Int(match.target.index)] }
 
     /// The most chunks one `listen` takes: 2.7 s of input at 48 kHz, far more than a
-    /// frame's worth (13 chunks at 60 frames/s), so a loop held up catches up in a few
-    /// calls; and an input with no clock of its own (ALSA's `null`, which hands over
-    /// silence as fast as it is read) cannot keep the UI loop from its keys, its
-    /// signals and the end of the run.
+    /// frame's worth (13 chunks at 60 frames/s), so a listener held up catches up in a
+    /// few calls; and an input with no clock of its own (ALSA's `null`, which hands over
+    /// silence as fast as it is read) cannot keep the listener from new clicks and a stop.
     public static let chunksPerListen = 2_048
 
-    /// Takes what was captured since the last call (`chunksPerListen` chunks at most);
+    /// Takes what was captured since the last call (`chunksPerListen` chunks at most),
+    /// up to capture frame `captureFrame`: a chunk that ends after it stays in the log.
     /// `sample` is the output's audible position (`AudiblePosition.snapshot`). Returns the notes found.
-    public func listen(sample: (heard: Int64, at: MonotonicInstant, written: Int64), now: MonotonicInstant) -> [Note] {
+    public func listen(sample: (heard: Int64, at: MonotonicInstant, written: Int64), now: MonotonicInstant,
+                       through captureFrame: Int64 = .max) -> [Note] {
         if sample.at.nanoseconds != 0 { _ = outputLine.heardFrame(at: now, sample: sample) }
         var found: [Note] = []
         for _ in 0..<Self.chunksPerListen {
-            guard let chunk = log.pop() else { break }
+            guard hasInput(through: captureFrame), let chunk = log.pop() else { break }
             if chunk.stampNanoseconds != 0 {
                 _ = captureLine.heardFrame(at: now, sample: (chunk.stampFrame, MonotonicInstant(nanoseconds: chunk.stampNanoseconds), .max))
             }
@@ -111,6 +113,12 @@ public final class Inspector {
         }
         notes += found
         return found
+    }
+
+    /// Whether the log holds a chunk that ends at or before capture frame `captureFrame`: one `listen` would take.
+    public func hasInput(through captureFrame: Int64) -> Bool {
+        guard let chunk = log.peek() else { return false }
+        return chunk.firstFrame + Int64(chunk.count) <= captureFrame
     }
 
     /// The input has ended: the frames held back for the bleed to be measured are looked at too.

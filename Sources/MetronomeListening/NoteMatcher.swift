@@ -7,7 +7,7 @@ import MetronomeTiming
 /// (negative) or late it was. A target takes one note; a second is an extra.
 public struct NoteMatcher: Sendable {
     /// A click or subdivision a note may be aimed at, in the output's frames.
-    public struct Target: Equatable, Sendable {
+    public struct Target: Equatable, Sendable, BitwiseCopyable {
         public let frame: Int64
         /// Which click of the take (0 first).
         public let index: Int64
@@ -83,7 +83,7 @@ public struct NoteMatcher: Sendable {
 }
 
 /// A note matched to its target, and how far off it was.
-public struct NoteMatch: Equatable, Sendable {
+public struct NoteMatch: Equatable, Sendable, BitwiseCopyable {
     public let target: NoteMatcher.Target
     /// Frames after the target (negative: early), the round trip taken off.
     public let offsetFrames: Int64

@@ -1,80 +1,87 @@
-import Glibc
 import MetronomeSupport
 import MetronomeTiming
 import MetronomeAudio
 import MetronomeListening
 
 /// One run's `--inspect` or `--calibrate`: the capture thread, the listening
-/// `Inspector`, the trace's hits and the lines printed. The UI loop calls it
-/// from one place a wake (`listen`) and once at the end (`finish`).
+/// thread (`LiveListener`), the trace's hits and the lines printed. The UI
+/// loop hands it the clicks and takes what was heard, once a wake (`listen`),
+/// and waits for the last notes once at the end (`finish`).
 public final class Inspection {
     public let settings: InspectorSettings
     public let capture: LiveCapture
-    public let inspector: Inspector
+    public let listener: LiveListener
     let trace: Trace?
     /// Where the audio thread records what it plays, for the bleed to be taken out (nil when calibrating).
     let played: PlayedAudio?
     /// A line per note (`--verbose` without a picture).
     let printsNotes: Bool
 
-    init(settings: InspectorSettings, capture: LiveCapture, inspector: Inspector, trace: Trace?, printsNotes: Bool, played: PlayedAudio? = nil) {
+    init(settings: InspectorSettings, capture: LiveCapture, listener: LiveListener, trace: Trace?, printsNotes: Bool, played: PlayedAudio? = nil) {
         self.played = played
         self.settings = settings
         self.capture = capture
-        self.inspector = inspector
+        self.listener = listener
         self.trace = trace
         self.printsNotes = printsNotes
     }
+
+    /// The listening side; the listening thread's while it runs.
+    public var inspector: Inspector { listener.inspector }
 
     /// Starts the capture thread and waits for its first period (2 s at most) before playback
     /// starts: the first click then comes back after frames that say how loud the input's floor is.
     func start() {
         capture.start()
         _ = capture.waitUntilReading(milliseconds: 2_000)
+        listener.start()
     }
 
-    func receive(clicks: [StartedClick]) { inspector.receive(clicks: clicks) }
+    /// The frames captured so far: read before the clicks are collected, every click whose sound
+    /// they may hold is among those handed over next.
+    var captured: Int64 { capture.framesRead }
 
-    /// What was heard since the last wake: the trace's hits, the lines to print, and the matched notes' offsets (ms).
-    func listen(sample: (heard: Int64, at: MonotonicInstant, written: Int64), now: MonotonicInstant) -> (lines: String, offsets: [Double]) {
-        report(inspector.listen(sample: sample, now: now))
-    }
+    func receive(clicks: [StartedClick]) { listener.receive(clicks: clicks) }
 
-    /// The trace's hits, the lines to print and the matched offsets for `notes`.
-    private func report(_ notes: [Inspector.Note]) -> (lines: String, offsets: [Double]) {
+    /// Lets the listening thread go on up to capture frame `captured`; what it heard since the
+    /// last call: the trace's hits, the lines to print, and the matched notes' offsets (ms).
+    func listen(through captured: Int64) -> (lines: String, offsets: [Double]) {
+        listener.listen(through: captured)
         var lines = ""
         var offsets: [Double] = []
-        for note in notes {
-            guard let match = note.match else {
-                if printsNotes { lines += "extra note at frame \(note.frame)\n" }
-                continue
-            }
-            let beat = inspector.beat(of: match)
-            offsets.append(match.offsetMilliseconds)
-            trace?.hit(frame: note.frame, beat: beat, offsetMilliseconds: match.offsetMilliseconds)
-            if printsNotes { lines += "note on beat \(beat): \(InspectorSummary.milliseconds(match.offsetMilliseconds))\n" }
-        }
+        while let heard = listener.next() { report(heard, lines: &lines, offsets: &offsets) }
         return (lines, offsets)
     }
 
-    /// After playback ended: listens on until the last click's note has had time
-    /// to come back (the round trip, aubio's delay and a half interval's grace),
-    /// then stops the capture thread.
-    func finish(sample: @escaping () -> (heard: Int64, at: MonotonicInstant, written: Int64)) -> String {
-        let clock = MonotonicClock()
+    /// The trace's hit, the line to print and the matched offset for one note heard.
+    private func report(_ heard: LiveListener.Heard, lines: inout String, offsets: inout [Double]) {
+        guard let match = heard.note.match, let beat = heard.beat else {
+            if printsNotes { lines += "extra note at frame \(heard.note.frame)\n" }
+            return
+        }
+        offsets.append(match.offsetMilliseconds)
+        trace?.hit(frame: heard.note.frame, beat: beat, offsetMilliseconds: match.offsetMilliseconds)
+        if printsNotes { lines += "note on beat \(beat): \(InspectorSummary.milliseconds(match.offsetMilliseconds))\n" }
+    }
+
+    /// After playback ended (every click handed over): listens on until the last click's note
+    /// has had time to come back (the round trip, aubio's delay and a half interval's grace),
+    /// then stops the capture and the listening threads and takes what they left.
+    func finish(clock: any Timekeeper) -> String {
         let grace = FrameTime.nanoseconds(inFrames: max(0, inspector.roundTripFrames), at: inspector.rate.framesPerSecond) + 300_000_000
         let deadline = clock.now().nanoseconds + grace
         var lines = ""
         while clock.now().nanoseconds < deadline, !capture.isFinished {
-            lines += listen(sample: sample(), now: clock.now()).lines
-            var pause = timespec(tv_sec: 0, tv_nsec: 5_000_000)
-            nanosleep(&pause, nil)  // waiting out a bounded tail, not synchronising
+            lines += listen(through: .max).lines
+            // Waiting out a bounded tail, not synchronising.
+            clock.sleep(until: MonotonicInstant(nanoseconds: clock.now().nanoseconds + 5_000_000))
         }
         capture.stop()
         capture.join()
-        // The capture thread is done: take what it left, however much (one listen takes a bounded share).
-        repeat { lines += listen(sample: sample(), now: clock.now()).lines } while capture.log.peek() != nil
-        lines += report(inspector.finish()).lines
+        listener.stop()
+        listener.join()
+        var offsets: [Double] = []
+        for heard in listener.finish() { report(heard, lines: &lines, offsets: &offsets) }
         trace?.flush()
         return lines
     }

@@ -38,6 +38,8 @@ struct LiveView {
         var angle: Double
         /// Plain lines to print (without a picture).
         var lines: String
+        /// Whether the trace records the frame: every picture made while tracing.
+        var traced = false
     }
 
     let picture: Bool
@@ -223,6 +225,7 @@ struct LiveView {
             }
             ahead = nil
             result.draw = mustDraw || tracing || probe != grid
+            result.traced = tracing
             swap(&grid, &probe)
             mustDraw = false
         } else {
@@ -230,6 +233,12 @@ struct LiveView {
         }
         scheduleNext(after: now, shown: shown, sample: sample, underruns: underruns, lookAhead: picture && !result.draw)
         return result
+    }
+
+    /// How long the loop may wait at `now` for a key or a signal, in milliseconds: until the next
+    /// wake, rounded up (a wait of 0 ms before the frame is due would spin).
+    func waitMilliseconds(at now: MonotonicInstant) -> Int {
+        Int((max(nextWake.nanoseconds - now.nanoseconds, 0) + 999_999) / 1_000_000)
     }
 
     /// The lines not yet printed, at the end of playback.

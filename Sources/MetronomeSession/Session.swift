@@ -66,10 +66,7 @@ public enum Session {
     /// A render's trace, once its output exists: the first tempo, and the song when a setlist plays.
     static func openRenderTrace(_ settings: Settings, track: ClickTrack) throws(MetronomeError) -> Trace? {
         let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path, force: settings.force) }
-        trace?.tempo(track.schedule.tempo, frame: 0)
-        if let list = settings.songs {
-            trace?.song(list.current + 1, of: list.songs.count, name: list.songs[list.current].name, frame: 0)
-        }
+        trace?.begin(tempo: track.schedule.tempo, songs: settings.songs)
         return trace
     }
 
@@ -146,10 +143,12 @@ public enum Session {
         let feeding = feeder.map { PlanFeedThread(feeder: $0) }
         feeding?.start()
         let inspection = try settings.inspector.map { inspector throws(MetronomeError) in
-            try openInspection(inspector, settings: settings, sink: sink, trace: trace)
+            try openInspection(inspector, settings: settings, sink: sink, position: playback.position, trace: trace)
         }
         playback.played = inspection?.played
-        let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace,
+        // Taken once the run may: a background job stops here until `fg`.
+        let terminal = LiveTerminal(signals: signals, picture: settings.pendulum && settings.verbosity != .quiet)
+        let status = LiveLoop(settings: settings, playback: playback, screen: terminal, input: terminal, trace: trace,
                               clickLog: clickLog, passageLog: passageLog, controller: controller, songs: songs,
                               inspection: inspection).run()
         feeding?.stop()

@@ -7,8 +7,9 @@ import MetronomeListening
 /// output, and what is printed, saved or written at the end.
 extension Session {
     /// The input at the output's rate and period, its round trip (`--input-latency`, else the one
-    /// `--calibrate` saved for the pair, else none), and the listener.
-    static func openInspection(_ inspector: InspectorSettings, settings: Settings, sink: any AudioSink,
+    /// `--calibrate` saved for the pair, else none), and the listener, which places what it hears
+    /// by the output's audible `position`.
+    static func openInspection(_ inspector: InspectorSettings, settings: Settings, sink: any AudioSink, position: AudiblePosition,
                                trace: Trace?) throws(MetronomeError) -> Inspection {
         if let missing = OnsetDetector.unavailable {
             throw MetronomeError(.unavailable, "the practice inspector needs aubio (package libaubio5): \(missing.message)")
@@ -30,15 +31,16 @@ extension Session {
             }
         }
         let roundTrip = Int64((milliseconds * Double(sink.rate.framesPerSecond) / 1_000).rounded())
-        // 16 384 chunks of 64 frames: 21 s at 48 kHz, should the loop be held up.
+        // 16 384 chunks of 64 frames: 21 s at 48 kHz, should the listener be held up.
         let capture = LiveCapture(device: device, logCapacity: 16_384)
-        // What was played, 8 s of it (should the loop be held up), for the bleed to be taken out; not when calibrating, which measures it.
+        // What was played, 8 s of it (should the listener be held up), for the bleed to be taken out; not when calibrating, which measures it.
         let played = inspector.mode == .inspect ? PlayedAudio(frames: Int(sink.rate.framesPerSecond) * 8) : nil
-        guard let listener = Inspector(log: capture.log, rate: sink.rate, roundTripFrames: roundTrip, played: played) else {
+        guard let listening = Inspector(log: capture.log, rate: sink.rate, roundTripFrames: roundTrip, played: played) else {
             throw MetronomeError(.unavailable, "aubio cannot detect onsets at \(sink.rate.framesPerSecond) Hz")
         }
+        let listener = LiveListener(inspector: listening) { position.snapshot() }
         let printsNotes = settings.verbosity == .verbose && !(settings.pendulum && isatty(STDOUT_FILENO) == 1)
-        return Inspection(settings: inspector, capture: capture, inspector: listener, trace: inspector.mode == .inspect ? trace : nil,
+        return Inspection(settings: inspector, capture: capture, listener: listener, trace: inspector.mode == .inspect ? trace : nil,
                           printsNotes: printsNotes && inspector.mode == .inspect, played: played)
     }
 

@@ -55,6 +55,17 @@ public final class Trace {
         line("{\"type\":\"frame\",\"time\":\(seconds),\"audioFrame\":\(audioFrame),\"angle\":\(angle)}")
     }
 
+    /// The first lines of a run: its first tempo, and the song playing when a setlist plays.
+    func begin(tempo: Tempo, songs: SongList?) {
+        self.tempo(tempo, frame: 0)
+        if let songs { song(songs.current, in: songs, frame: 0) }
+    }
+
+    /// Song `index` of `list` (counted from 0), starting at `frame`.
+    func song(_ index: Int, in list: SongList, frame: Int64) {
+        song(index + 1, of: list.songs.count, name: list.songs[index].name, frame: frame)
+    }
+
     /// A setlist's song, from 1 of `count`, starting at `frame` (its first bar line, or the pause it was chosen in).
     public func song(_ number: Int, of count: Int, name: String, frame: Int64) {
         var escaped = ""

@@ -92,3 +92,20 @@ import MetronomeTestSupport
         }
     }
 }
+
+extension InspectorTests {
+    /// The listening thread is let listen only so far: a chunk that ends after the bound stays in the log.
+    @Test func aListenTakesNoChunkThatEndsAfterItsBound() throws {
+        let log = CaptureLog(capacity: 64)
+        let inspector = try #require(Inspector(log: log, rate: .standard, roundTripFrames: 0))
+        for index in 0..<10 {
+            #expect(log.tryPush(CapturedChunk(firstFrame: Int64(index * CapturedChunk.capacity), count: CapturedChunk.capacity)))
+        }
+        let bound = Int64(6 * CapturedChunk.capacity - 1)
+        #expect(inspector.hasInput(through: bound))
+        _ = inspector.listen(sample: (heard: 0, at: MonotonicInstant(nanoseconds: 0), written: 0),
+                             now: MonotonicInstant(nanoseconds: 1_000_000_000), through: bound)
+        #expect(!inspector.hasInput(through: bound) && inspector.hasInput(through: bound + 1))
+        #expect(log.drain().map(\.firstFrame) == (5..<10).map { Int64($0 * CapturedChunk.capacity) })
+    }
+}

@@ -302,3 +302,40 @@ private func character(_ text: String) -> Key { .character(UInt8(ascii: Unicode.
         if bpm == 40 { #expect(woken < frames) }
     }
 }
+
+extension LiveViewTests {
+    /// The loop waits for keys and signals until the next wake, in whole milliseconds rounded up:
+    /// a wait of 0 ms before a frame is due would spin.
+    @Test func theWaitLastsUntilTheNextWakeRoundedUpToAMillisecond() {
+        let rig = LiveRig(bpm: 120)
+        var view = rig.makeView()
+        rig.advance(to: view.nextWake)
+        _ = rig.frame(&view)
+        let wake = view.nextWake.nanoseconds
+        func wait(before nanoseconds: Int64) -> Int { view.waitMilliseconds(at: MonotonicInstant(nanoseconds: wake - nanoseconds)) }
+        #expect(wait(before: 16_666_667) == 17)
+        #expect(wait(before: 2_000_000) == 2)
+        #expect(wait(before: 1) == 1)
+        #expect(wait(before: 0) == 0)
+        #expect(wait(before: -5_000_000) == 0)
+    }
+
+    /// The trace records every frame of a picture while tracing, and none without a picture.
+    @Test func theTraceRecordsEveryPictureMadeWhileTracing() {
+        let rig = LiveRig(bpm: 40)
+        var views = [rig.makeView(tracing: true), rig.makeView(), rig.makeView(picture: false)]
+        var traced = [0, 0, 0], made = [0, 0, 0]
+        let end = rig.after(seconds: 3)
+        while let index = views.indices.min(by: { views[$0].nextWake < views[$1].nextWake }), views[index].nextWake <= end {
+            rig.advance(to: views[index].nextWake)
+            let frame = views[index].frame(at: rig.clock.now(), sample: rig.position.snapshot(), underruns: 0)
+            made[index] += 1
+            if frame.traced {
+                traced[index] += 1
+                #expect(frame.draw)
+            }
+        }
+        #expect(traced == [made[0], 0, 0])
+        #expect(made[0] >= 180)
+    }
+}
