@@ -5,15 +5,14 @@ import MetronomeLink
 /// The click track as a stream of frames: the passage says where clicks
 /// start, the mixer plays them. Knows no clock and no device.
 ///
-/// `render` asks which clicks start inside the block being rendered and starts
-/// each at its exact offset, so any number of clicks can fall in one block and
-/// a block boundary never moves a click. Three voices are merged in time
-/// order: the beats, the subdivisions between them, and the second voice of a
-/// polyrhythm; each click is timed by the passage of the beat it falls in.
-/// Live playback and file rendering run this same code. Practice commands
-/// (`apply`) change the passage at the first frame not yet rendered; a plan's
-/// passages (a tempo map, the speed trainer), worked out ahead on another
-/// thread, arrive through `plan` and each takes over at its first click.
+/// `render` starts each click inside the block at its exact offset, so any
+/// number of clicks fit in a block and a block boundary never moves one. Three
+/// voices merge in time order (the beats, the subdivisions, a polyrhythm's
+/// second voice), each click timed by the passage of its beat. Live playback
+/// and file rendering run this same code. `apply` changes the passage at the
+/// first frame not yet rendered; a plan's passages (a tempo map, the speed
+/// trainer), worked out ahead on another thread, arrive through `plan`, each
+/// taking over at its first click.
 public final class ClickTrack: @unchecked Sendable {
     /// The schedule the track starts with.
     public let schedule: ClickSchedule

@@ -4,18 +4,12 @@ import MetronomeTiming
 /// The line on which a device takes frames: which frame it had taken at
 /// which instant, as straight as the two clocks are.
 ///
-/// After each write the engine knows the frames it has written and, from the
-/// device's status, how many are still queued (`buffer − avail`): the rest
-/// the device has taken. `taken − rate·time` is constant while the device
-/// keeps time; a status read late relative to the device's own updates lies
-/// below it, so the line is the highest offset of the last one to two
-/// seconds (the clocks' drift never adds up).
-///
-/// This is the count of frames the device has taken, not its delay report:
-/// the pulse plugin's delay (into pipewire-pulse) wanders by up to 40 ms over
-/// seconds while the sound does not move, but the frames it takes are exact,
-/// a quantum at a time. An underrun's lost time is the distance between the
-/// line before it and the line of the restarted stream (see `LivePlayback`).
+/// `taken − rate·time` is constant while the device keeps time, and a status
+/// read late against the device's own updates lies below it, so the line is
+/// the highest offset of the last one to two seconds (the clocks' drift never
+/// adds up). Taken frames (written less queued), never the delay report: the
+/// pulse plugin's delay (into pipewire-pulse) wanders by up to 40 ms while the
+/// sound does not move, but the frames it takes are exact, a quantum at a time.
 public struct ConsumptionLine: Sendable {
     public let rate: Int64
     /// Offsets taken since the last `reset()`.

@@ -1,11 +1,9 @@
 /// The period and buffer a device is asked for when `--latency` does not say.
 ///
-/// A sound card keeps a small buffer: two 256-frame periods (10.7 ms at
-/// 48 kHz). A sound server's plugin (ALSA's `pipewire`, `pulse` and `jack`
-/// devices, each an I/O plugin, alone or behind `plug`, `rate`, `softvol`) cannot: PipeWire moves audio a quantum at a
-/// time (1024 frames at 48 kHz by default) and a buffer below two quanta
-/// runs dry between its cycles; the pulse plugin into pipewire-pulse or
-/// PulseAudio underruns below about 60 ms. So a server gets periods of a
+/// A card gets two 256-frame periods (10.7 ms at 48 kHz). A sound server's
+/// plugin cannot keep that: PipeWire moves a quantum at a time (1024 frames at
+/// 48 kHz by default) and a buffer below two quanta runs dry between cycles;
+/// the pulse plugin underruns below about 60 ms. So a server gets periods of a
 /// quantum and a buffer of four (85 ms), which both hold.
 public struct DeviceLatency: Sendable, Equatable {
     /// Whether a sound server stands behind the device: its plugin is the device or ends its chain (`ServerPlugin`).

@@ -3,17 +3,13 @@ import MetronomeTiming
 /// The gain that keeps the sum of overlapping clicks at or below full scale.
 ///
 /// At any instant the j-th most recent click (j = 0, 1, …) started at least
-/// `j * d` frames ago, with `d` the shortest interval between clicks, and a
-/// sound that started `a` frames ago contributes at most the largest absolute
-/// sample from `a` to its end (its decay envelope). Summing that envelope at
-/// `0, d, 2d, …`, taking the loudest sound at each step, bounds the peak of the
-/// mix whatever the phase of the clicks; the gain scales that bound to 1.
-/// It changes only with the tempo or the volume, so it never pumps, and it is
-/// 1 for ordinary tempi, where a click has decayed before the next one.
-///
-/// With subdivisions the main voice's clicks come closer (the shortest gap
-/// between two of its clicks); the second voice of a polyrhythm can sound
-/// with any of them, so its own bound is added.
+/// `j * d` frames ago (`d` the shortest interval between the main voice's
+/// clicks, subdivisions included), and a sound that started `a` frames ago adds
+/// at most its largest absolute sample from `a` on (its decay envelope). The
+/// loudest envelope summed at `0, d, 2d, …` bounds the mix's peak whatever the
+/// clicks' phase; the gain scales that bound to 1. It changes only with the
+/// tempo or the volume, so it never pumps, and is 1 at ordinary tempi. A
+/// polyrhythm's second voice can sound with any click, so its bound is added.
 public struct Headroom: Sendable {
     /// Each sound's decay envelope, made once.
     private let envelopes: [[Float]]

@@ -1,9 +1,10 @@
 import Glibc
 
-/// ALSA's jack plugin loads libjack, which prints its own complaints on
-/// stderr ("Cannot connect to server socket", "JackSocketClientChannel read
-/// fail") when the server is missing or goes away. The metronome reports
-/// those failures itself, in one line; this silences libjack's, if it is loaded.
+/// Silences libjack's own messages on stderr, if ALSA's jack plugin has loaded it.
+///
+/// libjack prints "Cannot connect to server socket", "JackSocketClientChannel
+/// read fail" and the like when the server is missing or goes away; the
+/// metronome reports those failures itself, in one line.
 enum JackMessages {
     private typealias SetFunction = @convention(c) (@convention(c) (UnsafePointer<CChar>?) -> Void) -> Void
 

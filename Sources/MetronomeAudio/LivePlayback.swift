@@ -7,13 +7,11 @@ import MetronomeLink
 /// Plays a click track through a sink on a dedicated audio thread.
 ///
 /// The thread renders a period, writes it (blocking on the device), then
-/// publishes the audible position. It allocates nothing, takes no locks and
-/// does no I/O but the sink's. The beat grid follows real time: after an
-/// underrun the track skips ahead by the time the device was silent, so late
-/// clicks are dropped rather than played late; a device that stopped with
-/// the process, or a server whose graph skipped cycles, and lost time
-/// without saying so (see `StallWatch`) is treated the same way. A sink that accepts frames faster than real time
-/// (no device, ALSA `null`) is paced by the clock.
+/// publishes the audible position; it allocates nothing, takes no locks and
+/// does no I/O but the sink's. The beat grid follows real time: time a device
+/// lost (an underrun, or a stall no error reported, `StallWatch`) is skipped,
+/// so late clicks are dropped rather than played late. A sink that takes
+/// frames faster than real time (no device, ALSA `null`) is paced by the clock.
 public final class LivePlayback: @unchecked Sendable {
     public let track: ClickTrack
     public let sink: any AudioSink
@@ -103,14 +101,11 @@ public final class LivePlayback: @unchecked Sendable {
     /// The audio thread's loop; also callable directly to play on the current thread.
     ///
     /// After an underrun the device restarts on a new line. Where the old one
-    /// is known (`ConsumptionLine`), the engine writes silence until the
-    /// restarted stream has taken a few periods, compares the two lines, and
-    /// goes on at the track frame real time has reached: the clicks due in the
-    /// gap and while it measured are dropped, every later one is on the grid.
-    /// The lost time comes from the frames the device took and when, not from
-    /// its delay report, which the pulse plugin gets wrong by tens of
-    /// milliseconds. Without a line yet (an underrun at start-up) the gap is
-    /// measured from when the queue ran dry to the recovery.
+    /// is known (`ConsumptionLine`), silence is written until the restarted
+    /// stream has taken a few periods; the distance between the two lines is
+    /// the time lost, and the track goes on where real time has reached, every
+    /// later click on the grid. Without a line yet (an underrun at start-up)
+    /// the gap runs from when the queue ran dry to the recovery.
     public func run() {
         defer { finishedFlag.store(true, ordering: .releasing) }
         let period = sink.periodFrames
@@ -282,11 +277,10 @@ public final class LivePlayback: @unchecked Sendable {
 
             // Pace a sink that takes frames faster than real time. A device
             // that blocked a write within the last second of audio keeps time
-            // itself (some, like ALSA's jack plugin, accept several periods at
-            // once between blocks): follow its clock and never sleep. One that
-            // never blocks is held to the monotonic clock. A write blocked
-            // only if it was slow and left the device full: a slow write
-            // into room (a cold first write to ALSA null) does not count.
+            // itself (ALSA's jack plugin takes several periods between blocks):
+            // never sleep. One that never blocks is held to the monotonic clock.
+            // A write blocked only if it was slow and left the device full (a
+            // cold first write to ALSA null is slow into room).
             if (after.nanoseconds - before.nanoseconds) * 4 >= periodNanoseconds, status.delay >= Int64(sink.bufferFrames - period) {
                 lastBlockedFrame = written
             }
@@ -299,8 +293,7 @@ public final class LivePlayback: @unchecked Sendable {
             if blockStart + Int64(frames) >= stopFrame { break }
         }
         // A period of silence after the end: once drained, ALSA's jack plugin leaves its port's
-        // buffer as it was, and JACK played the last period again every cycle until the stream
-        // closed (the last click repeated four or five times).
+        // buffer as it is, and JACK plays that last period again every cycle until the stream closes.
         block.update(repeating: 0, count: period)
         _ = sink.write(block, frames: period)
         sink.drain()

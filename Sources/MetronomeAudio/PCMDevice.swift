@@ -35,15 +35,14 @@ public final class PCMDevice: AudioSink, PCMHandleOwner, @unchecked Sendable {
         guard let frames = plugin.periodFrames, let rate = plugin.rate, rate > 0 else { return (Int64(periodFrames), self.rate.framesPerSecond) }
         return (Int64(frames), rate)
     }
-    /// PipeWire's graph, behind the pipewire plugin, takes a quantum from the
-    /// stream every cycle; the period granted is asked at the quantum
-    /// (`DeviceLatency`), so the plugin's period stands for it, here in the
-    /// device's frames. A graph serving a client that
-    /// asked for less moves smaller quanta, and a cycle lost there is lost by
-    /// less than this watches for. Not the pulse plugin: what it has taken went
-    /// to the pulse server's own queue, which a late server fills late while
-    /// the graph plays on (an hour under heavy load with this watch ended
-    /// 2460 frames early).
+    /// PipeWire's quantum in the device's frames: its graph, behind the pipewire
+    /// plugin, takes one from the stream every cycle, and the period is asked
+    /// at the quantum (`DeviceLatency`), so the plugin's period stands for it.
+    /// A graph serving a client that asked for less moves smaller quanta, and a
+    /// cycle lost there is lost by less than the stall watch looks for. Nil for
+    /// the pulse plugin: what it takes goes to the pulse server's own queue,
+    /// which a late server fills late while the graph plays on (with the watch
+    /// on, an hour under heavy load ends 2460 frames early).
     public var quantumFrames: Int? {
         guard let plugin = handle.serverPlugin, plugin.server == .pipewire else { return nil }
         return plugin.periodFrames(at: rate.framesPerSecond) ?? periodFrames

@@ -97,8 +97,7 @@ package final class PCMHandle: @unchecked Sendable {
         // A rate converted in front of JACK (`plug` at 44.1 kHz over JACK at
         // 48), whose periods are whole cycles, refuses some sizes that stand
         // for them (alsa-lib's search for 941-frame periods finds none, though
-        // 940 would do): there a server's default falls back to a card's, the
-        // latency such a chain was always given.
+        // 940 would do): there a server's default falls back to a card's.
         let fallback = period == nil && serving ? [Latency.standardFrames()] : []
         var unsized: OpaquePointer?
         try ALSAError.check(snd_pcm_hw_params_malloc(&unsized), "snd_pcm_hw_params_malloc")

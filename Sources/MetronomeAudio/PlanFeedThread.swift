@@ -6,9 +6,8 @@ import MetronomeTiming
 /// thread's passages never wait on the picture: a terminal that stops
 /// drawing (a blocked write, a slow link) cannot starve the audio.
 ///
-/// The thread is not real-time; it feeds, then waits on a condition variable
-/// until a deadline on `CLOCK_MONOTONIC` (`pthread_cond_timedwait`), or until
-/// `stop()` wakes it to end.
+/// Not real-time: between feeds it waits on a condition variable with a
+/// `CLOCK_MONOTONIC` deadline (`pthread_cond_timedwait`), which `stop()` cuts short.
 public final class PlanFeedThread: @unchecked Sendable {
     private let feeder: PlanFeeder
     private let intervalNanoseconds: Int64

@@ -1,14 +1,12 @@
 import Synchronization
 
-/// What the audio thread played, frame by frame: the mono mix of each block
-/// as it went to the device, kept by track frame in a ring, so the practice
-/// inspector can take the metronome's own click out of what its input hears.
+/// What the audio thread played: the mono mix of each block, kept by track
+/// frame in a ring, so the practice inspector can take the metronome's own
+/// click out of what its input hears.
 ///
-/// The audio thread records each block after rendering it; it allocates
-/// nothing and takes no lock. Frames the track skipped (after an underrun or a
-/// stall) were never played: they read as silence. A reader on another thread
-/// copies a range and is told whether it was all there, neither still to come
-/// nor already written over.
+/// The audio thread records without allocating or locking; frames the track
+/// skipped read as silence. A reader on another thread copies a range and is
+/// told whether it was all there, neither still to come nor written over.
 public final class PlayedAudio: @unchecked Sendable {
     /// Frames kept, a power of two.
     public let capacity: Int

@@ -32,11 +32,9 @@ public struct Sound: Sendable, Equatable {
     /// Loads any file libsndfile reads, downmixes it to mono (the mean of the
     /// channels) and converts it to `rate`.
     ///
-    /// Throws a `noInput` error (exit 66) naming the file when it is missing,
-    /// unreadable, not audio, holds no frames, has a rate that cannot be
-    /// converted, is longer than a minute, or holds samples that are not numbers.
-    /// A pipe or FIFO is read into memory first (and never waited on for ever);
-    /// a file is read for what it really holds, whatever its header claims.
+    /// A file that cannot serve as a click is an `.unreadable` error naming it
+    /// (exit 66). A pipe or FIFO is read into memory first, never waited on for
+    /// ever; a file is read for what it holds, whatever its header claims.
     public static func load(contentsOf path: String, rate target: SampleRate, betweenPieces: () -> Void = {}) throws(SoundError) -> Sound {
         func failure(_ text: String) -> SoundError { SoundError(.unreadable, "sound file '\(path)' \(text)") }
         if access(path, F_OK) != 0 { throw failure("does not exist") }

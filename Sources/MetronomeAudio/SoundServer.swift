@@ -7,32 +7,31 @@ public enum SoundServer: String, Sendable, Equatable {
     /// An I/O plugin of another kind.
     case other
 
-    /// Whether the writer feeding this server's plugin should ask for real-time
-    /// priority. PipeWire runs its threads at real-time priority (88 through
-    /// RTKit or module-rt, the plugin's own thread in our process too, above
-    /// ours at 20), so a real-time writer cannot starve it, and without one a
-    /// loaded machine delays the writer past the buffer (underruns in soaks
-    /// under load). Not for the pulse plugin: its libpulse thread in our process
-    /// runs at normal priority, and a real-time writer ahead of it made the
-    /// heard clock's samples uneven (the picture off its line by up to 9 ms).
-    /// Not for JACK: its server may run without real time (the tests' dummy
-    /// server does), and a real-time client starved it into xruns.
+    /// Whether the writer feeding this server's plugin should ask for real-time priority.
+    ///
+    /// PipeWire: its threads (the plugin's in our process too) run at real-time
+    /// priority 88, above ours at 20, so a real-time writer cannot starve them,
+    /// and without one a loaded machine delays the writer past the buffer. Not
+    /// pulse: its libpulse thread in our process runs at normal priority, and a
+    /// real-time writer ahead of it makes the heard clock's samples uneven (the
+    /// picture up to 9 ms off its line).
+    /// Not JACK: its server may run without real time (the tests' dummy does),
+    /// and a real-time client starves it into xruns.
     var wantsRealTimeWriter: Bool { self == .pipewire }
 
     /// How `--verbose` names it.
     package var spokenName: String { self == .other ? "an I/O plugin" : rawValue }
 }
 
-/// The sound server's plugin in an ALSA device's chain of plugins, as
-/// `snd_pcm_dump` describes the chain: the one place that decides which
-/// server, if any, stands behind a device.
+/// The sound server's plugin in an ALSA device's chain of plugins, read from
+/// `snd_pcm_dump`: the one place that decides which server, if any, stands
+/// behind a device.
 ///
-/// A device is often not the server's plugin itself but a chain in front of
-/// it: ALSA's recipe for JACK is `type plug` over `type jack`, and `softvol`,
-/// `rate` and `route` wrap `pipewire` or `pulse` the same way. The dump names
-/// every plugin of the chain, outermost first, each slave after its master
-/// (on the same line after `Plug PCM: `, else on a line of its own after
-/// `Slave: `); once the device is set up, each with its setup below it.
+/// A device is often a chain in front of the server's plugin (ALSA's recipe
+/// for JACK is `type plug` over `type jack`; `softvol`, `rate` and `route` wrap
+/// `pipewire` or `pulse`). The dump names every plugin, outermost first, each
+/// slave after its master (after `Plug PCM: ` on the same line, else on its own
+/// line after `Slave: `), each with its setup below it once there is one.
 public struct ServerPlugin: Sendable, Equatable {
     public let server: SoundServer
     /// Frames the server's plugin moves a period, and its rate, from its

@@ -3,22 +3,14 @@ import MetronomeTiming
 
 /// Finds the time a device lost without reporting an underrun.
 ///
-/// Some devices stop with the process and resume as if nothing happened:
-/// ALSA's jack plugin (its JACK client runs in our process) and PipeWire's
-/// plugin when the graph skips cycles. Everything after is late, and no error
-/// says so. The watch compares the frames the device has taken with the
-/// monotonic clock: `taken − rate·time` is constant while the device keeps
-/// time, and a late read only lies below it, so the line is the highest
-/// offset of the last one to two seconds (drift never adds up). A read more
-/// than `threshold` below it is a suspected stall, settled `settling` frames
-/// of time later: still below, the device lost the best of the last two
-/// offsets before less the best one since. Few reads against few, so neither
-/// side reads closer to the device than the other.
-///
-/// Behind a server moving audio a quantum at a time, reads sit at the top of
-/// the quanta's staircase: half a quantum counts, settled over a whole buffer,
-/// so a thread that woke late a few times is not a stall. It reads frames
-/// taken, never the delay report, which the pulse plugin lets wander.
+/// ALSA's jack plugin (its JACK client runs in our process) stops with the
+/// process, and PipeWire's plugin when its graph skips cycles; both go on with
+/// everything after late and no error. The watch keeps its own copy of
+/// `ConsumptionLine`'s line (the highest `taken − rate·time` of the last one
+/// to two seconds). A read more than `threshold` below it is suspected and
+/// settled `settling` frames of time later: still below, the loss is the best
+/// of the last two offsets before less the best one since (few reads against
+/// few, so neither side reads closer to the device than the other).
 public struct StallWatch: Sendable {
     public let rate: Int64
     /// How far below its line the device must fall to count: half the
@@ -58,7 +50,9 @@ public struct StallWatch: Sendable {
     }
 
     /// The watch on a sound server's graph that moves audio `quantum` frames at
-    /// a time: half a quantum lost counts (at least 10 ms), settled over `bufferFrames`.
+    /// a time: reads sit at the top of the quanta's staircase, so half a quantum
+    /// lost counts (at least 10 ms), settled over `bufferFrames` so that a
+    /// thread that woke late a few times is not a stall.
     public init(rate: SampleRate, quantum: Int, bufferFrames: Int) {
         self.rate = rate.framesPerSecond
         threshold = max(Int64(quantum) / 2, rate.framesPerSecond / 100)

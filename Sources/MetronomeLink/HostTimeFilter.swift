@@ -1,20 +1,15 @@
 import MetronomeTiming
 
-/// The line through the frames heard and the Link times they were heard at: a
-/// running linear regression over the last 512 points, as Link's
-/// `HostTimeFilter` fits host time to the sample count.
+/// The line through the frames heard and the Link times they were heard at.
 ///
-/// Each point is a frame heard (frames written minus the device's delay, as
-/// `AudiblePosition` publishes it) with its Link time (the status stamp carried
-/// over by `LinkTime(_:monotonicNow:linkNow:)`). Single points jitter by up to
-/// a period (devices report once a period); the fit averages that out and
-/// follows the device clock's drift against Link's.
-///
-/// Unlike Link's (sums of x² over absolute sample counts, which cancel
-/// catastrophically after hours), the fit works relative to the newest point,
-/// subtracted in integers before anything becomes a `Double`, so it is as
-/// exact after ten years as after a second. The points live inline: adding
-/// one allocates nothing, for the audio thread.
+/// A running linear regression over the last 512 points, as Link's
+/// `HostTimeFilter` fits host time to the sample count: points jitter by up to
+/// a period (devices report once a period), and the fit follows the device
+/// clock's drift against Link's. Unlike Link's (sums of x² over absolute sample
+/// counts, which cancel catastrophically after hours), it works relative to the
+/// newest point, subtracted in integers before anything becomes a `Double`, so
+/// it is as exact after ten years as after a second. The points live inline:
+/// adding one allocates nothing, for the audio thread.
 public struct HostTimeFilter: Sendable {
     public static let capacity = 512
 

@@ -1,25 +1,17 @@
-/// Places Link's clicks period after period with none doubled or skipped
-/// while the line and the timeline move under them.
+/// Places Link's clicks period after period, none doubled or skipped as the
+/// line and the timeline move under them.
 ///
-/// The line is refitted every period and moves by fractions of a frame, so a
-/// beat at a period's edge can move from one side of the edge to the other
-/// between two periods: played twice, or never. The follower remembers the
-/// last beat it played: a later period never plays that beat or an earlier one
-/// again, and the next beat, found up to `lateFrames` before the period,
-/// plays at the period's first frame instead of not at all.
+/// The refitted line can move a beat at a period's edge across it between two
+/// periods. So the last beat played is remembered: no later period plays it or
+/// an earlier one again, and the next one, found up to `lateFrames` before the
+/// period, plays at its first frame rather than never.
 ///
-/// The line also wanders by a few frames as reports come and go, and a click
-/// placed on it each time would carry that into its interval. The follower
-/// remembers where it placed the last click and for which Link time: how far
-/// the line has since moved that time is followed half a frame a beat, so
-/// intervals keep the tempo within a frame; a move of more than a millisecond
-/// (a new line) at once. The session's timeline (a peer's tempo or phase) is
-/// followed at once, whatever the size of its move.
-///
-/// When the timeline jumps (a session joined, a peer's phase adopted: the beat
-/// at the period's start is more than half a beat before the last one played,
-/// or more than one and a half after), the memory is dropped and the new
-/// timeline's beats play from where they fall.
+/// The line also wanders by a few frames as reports come and go. Its move of
+/// the last click's Link time is taken up half a frame a beat, so intervals
+/// keep the tempo within a frame; a move over a millisecond (a new line), and
+/// any move of the timeline itself (a peer's tempo or phase), at once. A jump
+/// of the timeline (the beat at the period's start over half a beat before the
+/// last played, or one and a half after) drops the memory.
 public struct LinkBeatFollower: Sendable {
     /// The last click played, if the timeline has not jumped since.
     public private(set) var last: LinkClick?

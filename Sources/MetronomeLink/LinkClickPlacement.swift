@@ -2,15 +2,12 @@
 /// which frame: where `phaseAtTime` wraps, as in Link's examples, but found
 /// beat by beat rather than frame by frame.
 ///
-/// For a period of `count` frames from `start`, the beats near the period
-/// (from the beat at its start to the beat at its end, one more each side) are
-/// each taken to their Link time (`timeAtBeat`) and on to the first frame heard
-/// at or after it (`FrameTimeMapping.firstFrame(atOrAfter:)`, exact integers);
-/// those whose frame lies in the period are the clicks. The frame decides
-/// alone, so consecutive periods on one line and one timeline give every beat
-/// exactly once. Nothing is allocated: the clicks go to `body` in order
-/// (or, for a caller that keeps state, beat by beat through `candidates` and `click`:
-/// a debug build puts a variable a closure captures and changes on the heap).
+/// Each beat near the period goes to its Link time (`timeAtBeat`) and on to
+/// the first frame heard at or after it (`FrameTimeMapping.firstFrame(atOrAfter:)`,
+/// exact integers). The frame alone decides, so consecutive periods on one
+/// line and one timeline give every beat exactly once. Allocates nothing; a
+/// caller that keeps state goes beat by beat through `candidates` and `click`,
+/// for a debug build puts a variable a closure captures and changes on the heap.
 public enum LinkClickPlacement {
     public static func clicks<Timeline: LinkTimeline>(
         inPeriodFrom start: Int64, frames count: Int64, mapping: FrameTimeMapping,

@@ -5,22 +5,18 @@ import MetronomeTiming
 /// The audio thread's side of an Ableton Link session: where the session's
 /// beats fall in each period, and the keys' changes made the session's.
 ///
-/// After each write the thread hands over the frame heard and its status
-/// stamp (`observe`); the stamp crosses to Link's clock (CLOCK_MONOTONIC_RAW)
-/// through a reading of both clocks taken together, and `HostTimeFilter` fits
-/// the device's frames to Link's time as Link's examples do. Before each
-/// period it captures the session's audio state (`clicks`) and a
-/// `LinkBeatFollower` places every beat of the period on the first frame
-/// heard at or after its Link time: a peer's tempo or phase is followed at
-/// once, with no beat doubled or skipped. The quantum is the beats per bar,
-/// so beat 0 of each bar is the session's downbeat.
+/// `observe` takes each frame heard with its status stamp, carried to Link's
+/// clock (`LinkTime`) and fitted by `HostTimeFilter`; `clicks` captures the
+/// session each period and a `LinkBeatFollower` places its beats, each on the
+/// first frame heard at or after its Link time. The quantum is the beats per
+/// bar, so beat 0 of each bar is the session's downbeat.
 ///
-/// Tempo keys, taps, pause and resume come as practice commands and are
-/// committed from this thread (`Link::commitAudioSessionState`). With start
-/// and stop shared, pause and resume stop and start the session, and a start
-/// asks for beat 0 at the next downbeat (Link's quantized launch); without,
-/// they pause only this metronome. Everything here allocates nothing and
-/// takes no lock of ours: Link's audio-thread calls are realtime-safe.
+/// Practice commands are committed from the audio thread
+/// (`Link::commitAudioSessionState`). With start and stop shared, pause and
+/// resume stop and start the session, a start asking for beat 0 at the next
+/// downbeat (Link's quantized launch); without, they pause only this
+/// metronome. Nothing here allocates or takes a lock of ours; Link's
+/// audio-thread calls are realtime-safe.
 public final class LinkConductor: @unchecked Sendable {
     public let session: LinkSession
     /// Whether start and stop are shared with the peers that share them.

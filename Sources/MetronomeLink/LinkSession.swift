@@ -4,15 +4,11 @@ import CLink
 /// on the local network that share one tempo, one beat phase and, if they
 /// choose, start and stop.
 ///
-/// The Link layer (this folder) sits between Timing and Audio: it imports
-/// Timing only (instants, rates), and the audio engine calls it on the audio
-/// thread to capture the session each period and place the clicks. `CLink` is
-/// the C API over Link's C++; every call to it is in this folder.
-///
 /// Made disabled, as Link is; `enable()` joins the network. Thread-safe but
 /// for the audio pair (`captureAudioState`, `commitAudioState`), which belongs
-/// to one thread, the audio thread, and is realtime-safe. Destroying it leaves
-/// the session and joins Link's threads (not on the audio thread).
+/// to the audio thread alone and is realtime-safe. Destroying it leaves the
+/// session and joins Link's threads: never on the audio thread. Every call to
+/// `CLink` (the C API over Link's C++) is in this target.
 public final class LinkSession: @unchecked Sendable {
     private let link: OpaquePointer
 

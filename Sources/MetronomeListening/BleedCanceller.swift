@@ -5,22 +5,17 @@ import MetronomeAudio
 /// are looked for in it: a microphone by the speaker hears every click come
 /// back (bleed), and a click is not a note.
 ///
-/// The metronome knows what it played (`PlayedAudio`, by output frame) and
-/// where each input frame lies on the output's frames (the two devices'
-/// lines, the round trip taken off). What it does not know is how loud the
-/// click comes back and the last few frames of its delay: those are measured
-/// on the clicks that come back alone. For each click, the input around where
-/// it should be is compared with what was played at every lag within `reach`;
-/// where the best lag explains most of what was heard (`cleanShare`: no note
-/// played over it), where it came back and how loud are kept. The bleed is
-/// then what was played, on the line through where the last few came back
-/// (the devices' own lines wander by a few frames), at the median of their
-/// gains. Frames are held back `holdFrames`, long enough
-/// for a click to be measured before its own frames go on to the detector,
-/// and each hop is then given out with the played audio at that lag and gain
-/// subtracted. Until a click has come back alone, frames go on as heard.
+/// What was played (`PlayedAudio`) and roughly where each input frame lies on
+/// the output's frames (the devices' lines) are known; how loud a click comes
+/// back and the last few frames of its delay are measured on the clicks that
+/// come back alone: those whose best lag within `reach` explains at least
+/// `cleanShare` of what was heard (no note over them). The bleed is what was played, on the line through where the
+/// last few came back (the devices' lines wander by a few frames), at the
+/// median of their gains. Frames are held back `holdFrames`, so a click is
+/// measured before its frames reach the detector; until one has come back
+/// alone, frames go on as heard.
 ///
-/// Run by the listening side (`LiveListener`'s thread), never by the audio threads.
+/// Run on the listening thread (`LiveListener`), never the audio threads.
 public final class BleedCanceller {
     /// The line through the last few (input frame, offset) pairs where clicks came back: least squares.
     struct ReturnLine {

@@ -2,18 +2,16 @@ import MetronomeSupport
 import MetronomeTiming
 import MetronomeAudio
 
-/// The practice inspector's listening side, run on a thread of its own
-/// (`LiveListener`), never on the audio threads nor the UI loop: takes what
-/// the capture thread heard off its `CaptureLog`,
-/// finds where notes start (`OnsetDetector`), places each on the output's
+/// The practice inspector's listening side: finds where notes start in what
+/// the capture thread heard (`OnsetDetector`), places each on the output's
 /// frames and matches it to the click or subdivision it was aimed at.
 ///
-/// The input and the output count their own frames from their own starts;
-/// both are tied to the monotonic clock by their devices' stamps, each
-/// followed by a `HeardClock` (the least stale line through them), so a frame
-/// heard on the input is the output frame at the same instant. What the
-/// devices leave out of that (converters, the air, the cable) is the round
-/// trip that `--calibrate` measures and the matcher takes off.
+/// Run on its own thread (`LiveListener`), never the audio threads or the UI
+/// loop. Input and output count frames from their own starts; each is tied to
+/// the monotonic clock by its device's stamps through a `HeardClock` (the
+/// least stale line through them), so an input frame maps to the output frame
+/// heard at the same instant. What the devices leave out (converters, the air,
+/// the cable) is the round trip `--calibrate` measures and the matcher takes off.
 public final class Inspector {
     /// A note heard: where it was played (output frames, the round trip taken
     /// off), and its match (nil: an extra, aimed at no click).

@@ -5,12 +5,11 @@ import MetronomeSupport
 /// Reads a capture device on a thread of its own ("metronome-input") and hands
 /// what it hears to the listening side as `CapturedChunk`s over a `CaptureLog`.
 ///
-/// Same rules as the audio thread: it allocates nothing, takes no lock and
-/// does no I/O but the PCM's. Each period read is cut into chunks carrying
-/// their capture frames and the status stamp taken after the read. When the
-/// log is full, chunks are dropped (and counted), never waited for. After an
-/// overrun the device is recovered and capture goes on: frame numbers count
-/// the frames read, so the stamps, not the numbers, say when the later ones were heard.
+/// The audio thread's rules: no allocation, no lock, no I/O but the PCM's.
+/// Each chunk carries its capture frames and the status stamp taken after its
+/// read; a full log drops chunks (counted), never waits. After an overrun
+/// capture goes on: frame numbers count frames read, so the stamps, not the
+/// numbers, say when later frames were heard.
 public final class LiveCapture: @unchecked Sendable {
     public let device: CaptureDevice
     /// What was heard, oldest first: the listening side pops it.

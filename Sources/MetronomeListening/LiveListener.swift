@@ -6,20 +6,17 @@ import MetronomeAudio
 
 /// Runs an `Inspector` on a thread of its own ("metronome-notes"), so that
 /// finding onsets (aubio, the bleed taken out) never holds up the UI loop.
-/// The loop hands it the clicks the track started and how far into the input
-/// it may listen, and takes the notes heard, each way over a `LockFreeQueue`;
-/// it never waits for the thread, nor the thread for it.
 ///
-/// The thread listens only as far as the loop allows: up to the frames
-/// captured before the loop last handed over the clicks, so every click whose
-/// sound the input may hold is a target (and its bleed measured) before that
-/// input is looked at.
+/// The loop hands it the clicks started and how far into the input it may
+/// listen, and takes the notes heard, each way over a `LockFreeQueue`; neither
+/// waits for the other. It listens only up to the frames captured before the
+/// loop last handed over clicks, so every click the input may hold is a
+/// target (its bleed measured) before that input is looked at.
 ///
-/// Not real-time: it allocates, and works through a backlog
-/// `Inspector.chunksPerListen` chunks at a time, looking at new clicks and a
-/// stop between. A full queue drops what it is handed, never waits: a click
-/// that is no target, a note the loop does not hear of (the inspector's
-/// figures still count it).
+/// Not real-time: it allocates, and takes a backlog `Inspector.chunksPerListen`
+/// chunks at a time, looking for new clicks and a stop between. A full queue
+/// drops what it is handed: a click that is no target, a note the loop does
+/// not hear of (the inspector's figures still count it).
 public final class LiveListener: @unchecked Sendable {
     /// A note heard, and the click number (`beat` in the trace) of the click it matched; nil for an extra.
     public struct Heard: Equatable, Sendable, BitwiseCopyable {

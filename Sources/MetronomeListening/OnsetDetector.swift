@@ -3,26 +3,20 @@ import MetronomeTiming
 
 /// Finds where notes start in a stream of mono frames: aubio's onset
 /// detector (`new_aubio_onset`, `aubio_onset_do`), fed a hop at a time,
-/// through `AubioLibrary` (loaded on first use).
+/// through `AubioLibrary` (loaded on first use). Allocates nothing while feeding.
 ///
-/// The method and sizes are the ones measured best on percussive hits
-/// (`kl`, a 256-frame window, a 64-frame hop). aubio places an onset
-/// `aubio_onset_get_delay` frames (4.3 hops) before the frame it found it
-/// at; the frame it reports is counted here in 64 bits from the first frame
-/// fed (`aubio_onset_get_last` is 32-bit and wraps after a day at 48 kHz).
+/// `kl` with a 256-frame window and a 64-frame hop measured best on percussive
+/// hits. aubio places an onset `aubio_onset_get_delay` frames (4.3 hops) before
+/// where it found it; the frame is counted here in 64 bits
+/// (`aubio_onset_get_last` is 32-bit and wraps after a day at 48 kHz).
 ///
 /// aubio's frame is only as good as its hop and its peak (up to 1.7 ms late for
-/// a hit rising over 2 ms): the frame is then refined on the samples
-/// themselves, the first within 256 frames of aubio's where the level reaches
-/// `refinementShare` of the loudest there. Nothing is allocated while feeding.
-///
-/// aubio also reports a note wherever its input starts above its silence
-/// threshold (−70 dB), steady noise and all. A note must rise out of the noise
-/// floor: its loudest sample at least `rise` times the loudest of the
-/// `floorFrames` before its start (at the input's start, of those there are,
-/// at least `shortestFloor`), and above `silence`.
+/// a hit rising over 2 ms), so it is refined on the samples (`refined`). aubio
+/// also reports a note wherever its input starts above −70 dB, steady noise
+/// and all: a note must also rise `rise` times above its noise floor and
+/// reach `silence`.
 public final class OnsetDetector {
-    /// The spectral method aubio compares frames by: Kullback-Liebler.
+    /// The spectral method aubio compares frames by: Kullback-Leibler.
     public static let method = "kl"
     public static let window = 256
     public static let hop = 64
@@ -72,7 +66,7 @@ public final class OnsetDetector {
             aubio.deleteOnset(onset)
             return nil
         }
-        // Neither adaptive whitening nor log compression: without them kl found more of the synthetic hits.
+        // Neither adaptive whitening nor log compression: without them kl finds more of the synthetic hits.
         _ = aubio.setAdaptiveWhitening(onset, 0)
         _ = aubio.setCompression(onset, 0)
         self.aubio = aubio
@@ -115,7 +109,8 @@ public final class OnsetDetector {
 
     /// The first frame within `refinementReach` of aubio's `frame` whose level
     /// reaches `refinementShare` of the loudest there, among the frames kept;
-    /// nil when that is no note rising out of the noise floor.
+    /// nil unless the loudest reaches `silence` and `rise` times the loudest of
+    /// the `floorFrames` before the start (at the input's start, at least `shortestFloor`).
     func refined(_ frame: Int64) -> Int64? {
         let kept = Int64(Self.historyFrames)
         let first = max(0, framesFed - kept, frame - Int64(Self.refinementReach))

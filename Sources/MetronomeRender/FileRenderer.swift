@@ -4,9 +4,8 @@ import SystemPackage
 
 /// Renders a finite click track into a sound file.
 ///
-/// The file is written under a temporary name in the same directory and
-/// renamed over the target only once complete, so an interrupted or failed
-/// render leaves nothing behind.
+/// Written under a temporary name beside the target and renamed over it only
+/// once complete: an interrupted or failed render leaves nothing behind.
 public struct FileRenderer {
     public static let blockFrames = 65_536
 
@@ -27,15 +26,14 @@ public struct FileRenderer {
         case signal(Int32)
     }
 
-    /// Renders every frame of `track` (which must be finite).
+    /// Renders every frame of `track` (which must be finite); returns the frames rendered.
     ///
-    /// `created` runs once the temporary file exists (what else the render
-    /// writes is opened then, so a render that cannot create its file touches
-    /// nothing). `interrupted` is asked between blocks and once more before the
-    /// file is kept; when it returns a signal number (or throws) the render
-    /// stops, the temporary file is removed and `Interruption` (or its error) is thrown.
-    /// `expectedFrames` sizes the file while the track's end is still to be
-    /// worked out (a tempo map's end is known once its last passage plays).
+    /// `created` runs once the temporary file exists; what else the render
+    /// writes is opened there, so a render that cannot create its file touches
+    /// nothing. `interrupted` is asked between blocks and once before the file
+    /// is kept; a signal number (or an error) removes the temporary file and
+    /// throws `Interruption` (or the error). `expectedFrames` sizes the file while
+    /// the track's end is unknown (a tempo map's is known once its last passage plays).
     public func render(_ track: ClickTrack, expectedFrames: Int64? = nil,
                        interrupted: () throws -> Int32? = { nil }, created: () throws -> Void = {}) throws -> Int64 {
         guard let endFrame = track.endFrame ?? expectedFrames else {

@@ -1,17 +1,14 @@
 import MetronomeTiming
 
-/// Turns a rendered click track (its beats and the clicks that sounded) into
-/// a Standard MIDI File whose own tempo events place every note within a
-/// millisecond of its frame.
+/// Turns a rendered click track into a Standard MIDI File whose tempo events
+/// place every note within a millisecond of its frame.
 ///
 /// Each beat lies on its tick (`ticksPerQuarter * 4 / d` a beat), so a DAW
-/// that imports the file sees the song's bars. The file's tempo is whole
-/// microseconds a quarter: each beat takes the floor or the ceiling of its
-/// exact tempo, keeping the one it has while the file's time of the next beat
-/// stays within `drift` of the beat's frame and switching to the other when
-/// not. The file's time is summed exactly, so no rounding accumulates, and a
-/// constant decimal tempo changes by one microsecond only every few hundred
-/// beats. A click between beats goes to the tick nearest its time.
+/// sees the song's bars. The file's tempo is whole microseconds a quarter: a
+/// beat keeps whichever of the floor and ceiling of its exact tempo is in use
+/// while the file's time of the next beat stays within `driftMicroseconds` of
+/// its frame, and switches when not. The file's time is summed exactly, so no
+/// rounding accumulates. A click between beats goes to the tick nearest its time.
 public struct MIDIExport {
     /// A beat of the grid: its frame, where exactly it lies (in frames,
     /// `numerator / denominator`), its exact tempo in microseconds a quarter,

@@ -1,17 +1,14 @@
 import Glibc
 import SystemPackage
 
-/// Reading an input file whole (a tempo map, a piped sound), so that nothing
-/// a user names can hang the program.
+/// Reads an input file whole (a tempo map, a piped sound); nothing a user names can hang it.
 ///
-/// The file is opened without blocking: a FIFO with no writer opens at once.
-/// A regular file is read as it is. A pipe, a FIFO or a device is read as its
-/// data comes, giving up after `idleLimit` seconds with nothing new; while it
-/// waits it calls the caller's `whileWaiting` a few times a second (the command
-/// ends the program there on a stopping signal, which is blocked in the main
-/// thread and would never interrupt a read). A terminal, a directory and
-/// other kinds of file are refused. Each file is read once: a stream cannot
-/// be read twice.
+/// Opened non-blocking, so a FIFO with no writer opens at once. A pipe, FIFO
+/// or device is read as its data comes and given up after `idleLimit` seconds
+/// with nothing new; while waiting, `whileWaiting` runs a few times a second
+/// (the command ends there on a stopping signal, which is blocked in the main
+/// thread and would never interrupt a read). A terminal, a directory and other
+/// kinds are refused. A stream can be read only once.
 public enum FileContents {
     public struct ReadError: Error {
         public let message: String

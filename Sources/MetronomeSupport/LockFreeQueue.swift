@@ -1,15 +1,12 @@
 import Glibc
 import Synchronization
 
-/// A single-producer single-consumer ring of plain values, for handing
-/// things between the audio thread and the main thread without locks:
-/// started clicks and new passages one way, practice commands the other.
+/// A single-producer single-consumer ring of plain values, handed between two threads without locks.
 ///
-/// The producer never blocks or allocates: when the ring is full the value is
-/// dropped instead. Nor does it fault pages in: the ring is written through
-/// once when it is made, so it is resident from the start (a ring touched
-/// only as it fills would page-fault on the audio thread, and the process's
-/// memory would grow until the ring first wraps).
+/// The producer never blocks, allocates or faults a page in: a full ring drops
+/// the value, and the ring is written through once when made, so it is resident
+/// before the audio thread touches it (and the process does not grow until the
+/// ring first wraps).
 public final class LockFreeQueue<Element: BitwiseCopyable>: @unchecked Sendable {
     private let capacity: Int
     private let storage: UnsafeMutablePointer<Element>

@@ -16,11 +16,11 @@ public struct RealTimeScheduling: Sendable, Equatable {
     /// Whether the process's memory is locked.
     public let memoryLocked: Bool
 
-    /// Locks the memory the process has mapped so far (its code, libraries and
-    /// heap, the sounds and the track), pages locked as they are touched
-    /// (`MCL_ONFAULT`). Called before the device is opened, and without
-    /// `MCL_FUTURE`: locking a sound server client's mappings as well stalled it
-    /// (the picture through ALSA's jack plugin fell off its line by 11 ms).
+    /// Locks the memory mapped so far (code, libraries, heap, the sounds and the
+    /// track), each page as it is touched (`MCL_ONFAULT`). Called before the
+    /// device is opened, and without `MCL_FUTURE`: locking the mappings a sound
+    /// server's client makes stalls it (through ALSA's jack plugin the picture
+    /// falls 11 ms off its line).
     public static func lockMemory() -> Bool {
         let onFault: Int32 = 4  // MCL_ONFAULT, Linux 4.4; not in Glibc's Swift module
         return mlockall(MCL_CURRENT | onFault) == 0

@@ -1,14 +1,13 @@
 import Glibc
 
-/// The last-resort way out of a crash: restores the terminal from a signal
-/// handler, then lets the signal kill the process.
+/// The last-resort way out of a crash: a signal handler restores the terminal, then the signal kills.
 ///
-/// Everything the handler touches is prepared before it can run and kept at a
-/// fixed address (the saved `termios`, the bytes that leave the alternate
-/// screen and show the cursor), and it calls only `tcsetattr`, `write`,
-/// `signal` and `raise`, which are async-signal-safe. The handlers replace
-/// the ones the Swift runtime installed at start-up for the same signals, so
-/// its backtracer (interactive on a terminal) never takes the terminal.
+/// The handler touches only memory prepared before it can run, at fixed
+/// addresses (the saved `termios`, the bytes that leave the alternate screen),
+/// and calls only `tcsetattr`, `write`, `signal` and `raise`, which are
+/// async-signal-safe. It replaces the Swift runtime's handlers for the same
+/// signals, so the runtime's backtracer (interactive on a terminal) never
+/// takes the terminal.
 public enum TerminalRescue {
     /// A Swift trap (SIGILL on x86-64, SIGTRAP on arm64), a bad access, an abort, a bus or arithmetic fault.
     public static let crashSignals: [Int32] = [SIGSEGV, SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGTRAP]

@@ -4,8 +4,8 @@ import MetronomeSupport
 /// The terminal as a full-screen picture: alternate screen, hidden cursor,
 /// raw input; restored exactly on `leave()` (and in `deinit`).
 ///
-/// Each frame is written with one `write(2)` holding only the rows that
-/// changed since the last frame, so nothing flickers.
+/// Each frame is one `write(2)` holding only the changed span of each row, so
+/// nothing flickers.
 public final class TerminalScreen {
     private let keys: KeyInput
     /// What the terminal shows now (empty: nothing known), kept in place frame to frame.

@@ -1,17 +1,13 @@
 import Glibc
 
-/// The signals that stop a run (every one whose default action ends the
-/// process: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ and the
-/// rest, real-time signals included), a resize (SIGWINCH) and Ctrl-Z
-/// (SIGTSTP), turned into events instead of handlers. The faults a program
-/// causes itself (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP) are the
-/// crash rescue's (`TerminalRescue`).
+/// The signals that stop a run, a resize (SIGWINCH) and Ctrl-Z (SIGTSTP), taken as events, not handled.
 ///
-/// The signals are blocked in the calling thread (and so in every thread it
-/// starts afterwards) and collected with `sigtimedwait`: nothing runs in
-/// signal context, and the main loop sees a stop request like any other input.
-/// Once the run has cleaned up, `end(by:)` ends the process by the same signal,
-/// so a shell sees it was killed (a `for` loop stops at Ctrl-C).
+/// Blocked in the calling thread (and every thread it starts afterwards) and
+/// collected with `sigtimedwait`: nothing runs in signal context, and the main
+/// loop sees a stop like any other input. Once the run has cleaned up,
+/// `end(by:)` ends the process by the same signal, so a shell sees it was
+/// killed (a `for` loop stops at Ctrl-C). Faults the program causes itself
+/// are `TerminalRescue`'s.
 public final class TerminationSignals {
     /// The signals whose default action ends the process, handled as a stop.
     /// SIGXFSZ blocked makes a write past `ulimit -f` fail with EFBIG, so a render cleans up as on SIGTERM.
