@@ -35,7 +35,7 @@ public struct CommandFailure: Error, Equatable, Sendable {
         case let error as MetronomeError:
             (exit, message) = (error.exit, error.message)
         case let error as TimingError:
-            (exit, message) = (error.kind == .badValue ? .usage : .dataError, error.message)
+            (exit, message) = (error.kind == .invalid ? .usage : .dataError, error.message)
         case let error as SoundError:
             switch error.kind {
             case .unreadable: exit = .noInput

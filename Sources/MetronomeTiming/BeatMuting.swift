@@ -21,20 +21,20 @@ public struct BeatMuting: Hashable, Sendable, BitwiseCopyable {
             let parts = gap.trimmingSpaces.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count == 2, let played = Int64(parts[0]), let muted = Int64(parts[1]),
                   (1...1000).contains(played), (1...1000).contains(muted) else {
-                throw .badValue("gap '\(gap)' is not allowed: use PLAYED:MUTED bars, 1 to 1000 each, e.g. 3:1")
+                throw .invalid("gap '\(gap)' is not allowed: use PLAYED:MUTED bars, 1 to 1000 each, e.g. 3:1")
             }
             playedBars = played
             mutedBars = muted
         }
         if let randomMute {
             guard let basisPoints = ExactDecimal.parse(randomMute, places: 2, in: 0...10_000) else {
-                throw .badValue("random mute '\(randomMute)' is not allowed: use a percentage from 0 to 100, e.g. 25")
+                throw .invalid("random mute '\(randomMute)' is not allowed: use a percentage from 0 to 100, e.g. 25")
             }
             randomBasisPoints = UInt64(basisPoints)
         }
         if let seed {
             guard let value = UInt64(seed.trimmingSpaces) else {
-                throw .badValue("seed '\(seed)' is not allowed: use a whole number from 0 to \(UInt64.max)")
+                throw .invalid("seed '\(seed)' is not allowed: use a whole number from 0 to \(UInt64.max)")
             }
             self.seed = value
         } else if randomBasisPoints > 0 {

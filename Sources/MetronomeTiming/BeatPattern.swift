@@ -18,11 +18,11 @@ public struct BeatPattern: Hashable, Sendable, BitwiseCopyable, CustomStringConv
             case "x": break
             case ".": rests |= 1 << UInt32(index)
             default:
-                throw .badValue("pattern '\(text)' has '\(character)' at beat \(index + 1): use X (bell), x (beat) or . (silent), one a beat")
+                throw .invalid("pattern '\(text)' has '\(character)' at beat \(index + 1): use X (bell), x (beat) or . (silent), one a beat")
             }
         }
         guard characters.count == beatsPerBar else {
-            throw .badValue("pattern '\(text)' has \(characters.count) beat\(characters.count == 1 ? "" : "s") but the bar has \(beatsPerBar): give one character a beat")
+            throw .invalid("pattern '\(text)' has \(characters.count) beat\(characters.count == 1 ? "" : "s") but the bar has \(beatsPerBar): give one character a beat")
         }
         self.beats = beatsPerBar
         self.accents = accents

@@ -8,16 +8,16 @@ public struct Polyrhythm: Hashable, Sendable, BitwiseCopyable, CustomStringConve
     public init(parsing text: String, beatsPerBar: Int) throws(TimingError) {
         let parts = text.trimmingSpaces.split(separator: ":", omittingEmptySubsequences: false)
         if parts.contains(where: { $0.hasPrefix("-") }) {
-            throw .badValue("polyrhythm '\(text)' is negative: use 1 to 16 clicks against 1 to \(beatsPerBar) beats, e.g. 3:2")
+            throw .invalid("polyrhythm '\(text)' is negative: use 1 to 16 clicks against 1 to \(beatsPerBar) beats, e.g. 3:2")
         }
         guard parts.count == 2, let clicks = Int(parts[0]), let beats = Int(parts[1]) else {
-            throw .badValue("polyrhythm '\(text)' is not of the form CLICKS:BEATS: use e.g. 3:2 for three against two")
+            throw .invalid("polyrhythm '\(text)' is not of the form CLICKS:BEATS: use e.g. 3:2 for three against two")
         }
         guard (1...16).contains(clicks) else {
-            throw .badValue("polyrhythm '\(text)' has \(clicks) clicks: use 1 to 16")
+            throw .invalid("polyrhythm '\(text)' has \(clicks) clicks: use 1 to 16")
         }
         guard (1...beatsPerBar).contains(beats) else {
-            throw .badValue("polyrhythm '\(text)' spans \(beats) beats but the bar has \(beatsPerBar): use 1 to \(beatsPerBar)")
+            throw .invalid("polyrhythm '\(text)' spans \(beats) beats but the bar has \(beatsPerBar): use 1 to \(beatsPerBar)")
         }
         self.clicks = clicks
         self.beats = beats

@@ -20,17 +20,17 @@ public struct Subdivision: Hashable, Sendable, BitwiseCopyable {
         var count = 1
         if let clicks {
             guard let value = Int(clicks.trimmingSpaces), (2...9).contains(value) else {
-                throw .badValue("subdivide '\(clicks)' is not allowed: use 2 to 9 clicks a beat, e.g. 2 for eighths under quarter notes")
+                throw .invalid("subdivide '\(clicks)' is not allowed: use 2 to 9 clicks a beat, e.g. 2 for eighths under quarter notes")
             }
             count = value
         }
         var thousandths = 500
         if let swing {
             guard let value = ExactDecimal.parse(swing, places: 3, in: 500...750) else {
-                throw .badValue("swing '\(swing)' is not allowed: use a ratio from 0.5 (straight) to 0.75, e.g. 0.667")
+                throw .invalid("swing '\(swing)' is not allowed: use a ratio from 0.5 (straight) to 0.75, e.g. 0.667")
             }
             guard count == 1 || count == 2 else {
-                throw .badValue("--swing delays the second of two clicks a beat: use it with --subdivide 2 (or alone)")
+                throw .invalid("--swing delays the second of two clicks a beat: use it with --subdivide 2 (or alone)")
             }
             count = 2
             thousandths = Int(value)
