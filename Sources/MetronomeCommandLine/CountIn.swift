@@ -5,9 +5,9 @@ import MetronomeSession
 struct CountIn: Sendable, Equatable {
     let bars: Int64
 
-    init(parsing text: String) throws(MetronomeError) {
+    init(parsing text: String) throws(SessionError) {
         guard let bars = Int64(text.trimmingSpaces), (0...64).contains(bars) else {
-            throw MetronomeError(.usage, "count-in '\(text)' is not allowed: use 0 to 64 bars, e.g. 1")
+            throw SessionError(.badRequest, "count-in '\(text)' is not allowed: use 0 to 64 bars, e.g. 1")
         }
         self.bars = bars
     }

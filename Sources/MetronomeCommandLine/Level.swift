@@ -7,9 +7,9 @@ struct Level: Sendable, Equatable {
     let value: Float
 
     /// `what` names the option in the message ("volume", "subdivision volume").
-    init(parsing text: String, what: String) throws(MetronomeError) {
+    init(parsing text: String, what: String) throws(SessionError) {
         guard let micro = ExactDecimal.parse(text, places: 6, in: 0...1_000_000) else {
-            throw MetronomeError(.usage, "\(what) '\(text)' is not allowed: use a number from 0 to 1, e.g. 0.5")
+            throw SessionError(.badRequest, "\(what) '\(text)' is not allowed: use a number from 0 to 1, e.g. 0.5")
         }
         value = Float(micro) / 1_000_000
     }

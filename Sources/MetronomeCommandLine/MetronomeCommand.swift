@@ -149,40 +149,40 @@ public struct MetronomeCommand: ParsableCommand {
         if let volume = sound.volume { settings.volume = volume.value }
         switch (output.bars, output.duration) {
         case (.some, .some):
-            throw MetronomeError.usage("--bars and --duration both set the length: give one of them")
+            throw SessionError.badRequest("--bars and --duration both set the length: give one of them")
         case (.some(let bars), nil):
             settings.length = bars
         case (nil, .some(let duration)):
             guard duration.value.frames(at: settings.rate) > 0 else {
-                throw MetronomeError.usage("duration '\(duration.text)' is shorter than one frame at \(settings.rate.framesPerSecond) Hz: use e.g. 1s")
+                throw SessionError.badRequest("duration '\(duration.text)' is shorter than one frame at \(settings.rate.framesPerSecond) Hz: use e.g. 1s")
             }
             settings.length = .playtime(duration.value)
         case (nil, nil):
             break
         }
         if let path = output.output {
-            guard !path.isEmpty else { throw MetronomeError.usage("output file name is empty") }
+            guard !path.isEmpty else { throw SessionError.badRequest("output file name is empty") }
             settings.outputFormat = try OutputFormat(path: path, sampleFormat: output.format ?? .pcm16)
             // A map that does not loop ends by itself.
             // A map that does not loop ends by itself (a setlist's song may be one: its render says).
             guard settings.length != .endless || (practice.tempoMap != nil && !practice.loop) || setlist.setlist != nil else {
-                throw MetronomeError.usage("--output '\(path)' needs a length: add --bars N or --duration T, e.g. --bars 16")
+                throw SessionError.badRequest("--output '\(path)' needs a length: add --bars N or --duration T, e.g. --bars 16")
             }
             guard device.device == nil, device.latency == nil else {
-                throw MetronomeError.usage("--device and --latency are for live playback; --output renders a file")
+                throw SessionError.badRequest("--device and --latency are for live playback; --output renders a file")
             }
         } else if output.format != nil {
-            throw MetronomeError.usage("--format applies to --output files only")
+            throw SessionError.badRequest("--format applies to --output files only")
         }
         settings.output = output.output
         if let name = device.device {
-            guard !name.isEmpty else { throw MetronomeError.usage("device name is empty: use e.g. default or hw:0") }
+            guard !name.isEmpty else { throw SessionError.badRequest("device name is empty: use e.g. default or hw:0") }
             settings.device = name
         }
         settings.latency = device.latency
         picture.apply(to: &settings)
         if let trace = output.trace {
-            guard !trace.isEmpty else { throw MetronomeError.usage("--trace needs a file name") }
+            guard !trace.isEmpty else { throw SessionError.badRequest("--trace needs a file name") }
             settings.trace = trace
         }
         settings.force = output.force
@@ -190,7 +190,7 @@ public struct MetronomeCommand: ParsableCommand {
         settings.inspector = try inspector.settings(output: output.output, link: settings.link != nil)
         if settings.inspector?.mode == .calibrate, settings.length == .endless { settings.length = .bars(4) }
         if output.force, settings.outputs.allSatisfy({ $0.1 == nil }) {
-            throw MetronomeError.usage("--force applies to --output, --trace and --report files only")
+            throw SessionError.badRequest("--force applies to --output, --trace and --report files only")
         }
         let options = [("--tempo-map", practice.tempoMap), ("--setlist", setlist.setlist), ("--beat-sound", sound.beatSound),
                        ("--bell-sound", sound.bellSound), ("--subdivision-sound", sound.subdivisionSound),
@@ -203,7 +203,7 @@ public struct MetronomeCommand: ParsableCommand {
         let roundTrips = settings.inspector == nil ? nil : RoundTripStore()?.path
         try Settings.checkOutputsAreNotInputs(outputs: settings.outputs,
                                               inputs: options.map { ("\($0) names", $1) } + builtIn + [("--calibrate saves round trips in", roundTrips)])
-        if verbose && quiet { throw MetronomeError.usage("--verbose and --quiet contradict each other: give one") }
+        if verbose && quiet { throw SessionError.badRequest("--verbose and --quiet contradict each other: give one") }
         settings.verbosity = verbose ? .verbose : quiet ? .quiet : .normal
         return settings
     }

@@ -5,7 +5,7 @@ import MetronomePendulum
 
 /// Typed option values: each option's text is parsed by its own type as
 /// swift-argument-parser reads it, once, and a bad value is that type's own
-/// one-line `MetronomeError`.
+/// one-line error (`CommandFailure` gives it its status).
 ///
 /// The parser wraps a transform's error in its own sentence ("The value 'x'
 /// is invalid for '--bpm <bpm>': …"); the error is kept here as well, so

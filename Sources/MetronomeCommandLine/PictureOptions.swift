@@ -10,9 +10,9 @@ struct PictureOptions: ParsableArguments {
 
     @Option(name: .long, parsing: .unconditional,
             help: ArgumentHelp("How far the pendulum swings each way, 1 to 90 degrees (e.g. --angle 20). Default 30.", valueName: "degrees"),
-            transform: OptionValue.parsed { text throws(MetronomeError) in
+            transform: OptionValue.parsed { text throws(SessionError) in
                 guard let milli = ExactDecimal.parse(text, places: 3, in: 1_000...90_000) else {
-                    throw .usage("angle '\(text)' is not allowed: use degrees from 1 to 90, e.g. 30")
+                    throw .badRequest("angle '\(text)' is not allowed: use degrees from 1 to 90, e.g. 30")
                 }
                 return Double(milli) / 1000
             })
@@ -29,11 +29,11 @@ struct PictureOptions: ParsableArguments {
 
     @Option(name: .long, parsing: .unconditional,
             help: ArgumentHelp("Show the picture this many ms later than the sound (negative: earlier), for Bluetooth or slow displays (e.g. --visual-offset 40).", valueName: "ms"),
-            transform: OptionValue.parsed { text throws(MetronomeError) in
+            transform: OptionValue.parsed { text throws(SessionError) in
                 let trimmed = text.trimmingSpaces
                 let negative = trimmed.hasPrefix("-")
                 guard let micro = ExactDecimal.parse(String(trimmed.dropFirst(negative ? 1 : 0)), places: 3, in: 0...2_000_000) else {
-                    throw .usage("visual offset '\(text)' is not allowed: use milliseconds from -2000 to 2000, e.g. 40")
+                    throw .badRequest("visual offset '\(text)' is not allowed: use milliseconds from -2000 to 2000, e.g. 40")
                 }
                 return negative ? -micro : micro
             })
@@ -41,9 +41,9 @@ struct PictureOptions: ParsableArguments {
 
     @Option(name: .long, parsing: .unconditional,
             help: ArgumentHelp("Pictures drawn per second, 1 to 240 (e.g. --fps 30). Default 60.", valueName: "n"),
-            transform: OptionValue.parsed { text throws(MetronomeError) in
+            transform: OptionValue.parsed { text throws(SessionError) in
                 guard let value = Int(text.trimmingSpaces), (1...240).contains(value) else {
-                    throw .usage("fps '\(text)' is not allowed: use a whole number from 1 to 240, e.g. 60")
+                    throw .badRequest("fps '\(text)' is not allowed: use a whole number from 1 to 240, e.g. 60")
                 }
                 return value
             })

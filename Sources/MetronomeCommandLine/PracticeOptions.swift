@@ -19,7 +19,7 @@ struct PracticeOptions: ParsableArguments {
 
     @Option(name: .long, parsing: .unconditional,
             help: ArgumentHelp("Level of the clicks between beats, 0 to 1. Default 1.", valueName: "0..1"),
-            transform: OptionValue.parsed { text throws(MetronomeError) in try Level(parsing: text, what: "subdivision volume") })
+            transform: OptionValue.parsed { text throws(SessionError) in try Level(parsing: text, what: "subdivision volume") })
     var subdivisionVolume: Level?
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("A second voice of A clicks against every B beats, from each bar start (e.g. --polyrhythm 3:2).", valueName: "a:b"))
@@ -27,7 +27,7 @@ struct PracticeOptions: ParsableArguments {
 
     @Option(name: .long, parsing: .unconditional,
             help: ArgumentHelp("Bars of count-in before bar 1, played 6 dB softer (e.g. --count-in 1).", valueName: "n"),
-            transform: OptionValue.parsed { text throws(MetronomeError) in try CountIn(parsing: text) })
+            transform: OptionValue.parsed { text throws(SessionError) in try CountIn(parsing: text) })
     var countIn: CountIn?
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Gap trainer: play P bars, then mute M bars, over and over (e.g. --gap 3:1).", valueName: "p:m"))
@@ -59,14 +59,14 @@ struct PracticeOptions: ParsableArguments {
     /// The checks that need no file: which options go together.
     func validate(bpm: Tempo?, meter: Meter?) throws {
         if let tempoMap {
-            guard !tempoMap.isEmpty else { throw MetronomeError.usage("--tempo-map needs a file name") }
+            guard !tempoMap.isEmpty else { throw SessionError.badRequest("--tempo-map needs a file name") }
             guard bpm == nil, meter == nil, pattern == nil, step == nil, until == nil else {
-                throw MetronomeError.usage("--tempo-map sets the tempo, meter and pattern of every bar: drop --bpm, --meter, --pattern, --step and --until")
+                throw SessionError.badRequest("--tempo-map sets the tempo, meter and pattern of every bar: drop --bpm, --meter, --pattern, --step and --until")
             }
         } else if startAt != nil || loop {
-            throw MetronomeError.usage("--start-at and --loop are for a --tempo-map")
+            throw SessionError.badRequest("--start-at and --loop are for a --tempo-map")
         }
-        if seed != nil, randomMute == nil { throw MetronomeError.usage("--seed chooses the beats --random-mute mutes: give --random-mute PCT too") }
+        if seed != nil, randomMute == nil { throw SessionError.badRequest("--seed chooses the beats --random-mute mutes: give --random-mute PCT too") }
     }
 
     /// The rhythm these options make in bars of `meter`.
@@ -76,10 +76,10 @@ struct PracticeOptions: ParsableArguments {
         rhythm.subdivision = try Subdivision(parsingClicks: subdivide, swing: swing)
         if let subdivisionVolume { rhythm.subdivisionLevel = subdivisionVolume.value }
         if rhythm.subdivision.clicksPerBeat == 1, subdivisionVolume != nil || subdivisionSound != nil {
-            throw MetronomeError.usage("--subdivision-volume and --subdivision-sound need --subdivide N")
+            throw SessionError.badRequest("--subdivision-volume and --subdivision-sound need --subdivide N")
         }
         if let polyrhythm { rhythm.polyrhythm = try Polyrhythm(parsing: polyrhythm, beatsPerBar: meter.beatsPerBar) }
-        if rhythm.polyrhythm == nil, polyrhythmSound != nil { throw MetronomeError.usage("--polyrhythm-sound needs --polyrhythm A:B") }
+        if rhythm.polyrhythm == nil, polyrhythmSound != nil { throw SessionError.badRequest("--polyrhythm-sound needs --polyrhythm A:B") }
         if let countIn { rhythm.countInBars = countIn.bars }
         rhythm.muting = try BeatMuting(gap: gap, randomMute: randomMute, seed: seed)
         return rhythm
@@ -93,7 +93,7 @@ struct PracticeOptions: ParsableArguments {
         do {
             bytes = try FileContents.read(path, whileWaiting: TerminationSignals.endIfAStopIsPending)
         } catch {
-            throw MetronomeError(.noInput, "cannot read tempo map '\(path)': \(error.message)")
+            throw SessionError(.unreadable, "cannot read tempo map '\(path)': \(error.message)")
         }
         // A MIDI file is known by its first bytes, whatever its name.
         if MIDIFile.isMIDIFile(bytes, name: path) { return try TempoMap(midi: try MIDIFile(parsing: bytes, name: path), name: path) }
@@ -112,7 +112,7 @@ struct PracticeOptions: ParsableArguments {
                     let known = labels.isEmpty ? "it has no labels"
                         : labels.count <= 5 ? "its labels are " + shown
                         : "its labels are \(shown) and \(labels.count - 5) more"
-                    throw MetronomeError.usage("--start-at '\(startAt)': no entry of '\(tempoMap)' has that label; \(known)")
+                    throw SessionError.badRequest("--start-at '\(startAt)': no entry of '\(tempoMap)' has that label; \(known)")
                 }
                 first = index
             }
@@ -122,7 +122,7 @@ struct PracticeOptions: ParsableArguments {
         case (nil, nil):
             return nil
         case (.some, nil), (nil, .some):
-            throw MetronomeError.usage("the speed trainer needs both --step S/M and --until T, e.g. --step 5/4 --until 140")
+            throw SessionError.badRequest("the speed trainer needs both --step S/M and --until T, e.g. --step 5/4 --until 140")
         case (.some(let step), .some(let target)):
             let parts = step.trimmingSpaces.split(separator: "/", omittingEmptySubsequences: false)
             let text = parts.first.map(String.init) ?? ""
@@ -130,11 +130,11 @@ struct PracticeOptions: ParsableArguments {
             guard parts.count == 2, let milli = ExactDecimal.parse(String(text.dropFirst(negative ? 1 : (text.hasPrefix("+") ? 1 : 0))),
                                                                    places: 3, in: 1...999_000),
                   let bars = Int64(parts[1]), (1...10_000).contains(bars) else {
-                throw MetronomeError.usage("step '\(step)' is not S/M: S bpm (negative slows down) every M bars, e.g. 5/4 or -2.5/8")
+                throw SessionError.badRequest("step '\(step)' is not S/M: S bpm (negative slows down) every M bars, e.g. 5/4 or -2.5/8")
             }
-            guard target != tempo else { throw MetronomeError.usage("--until \(target) is the starting tempo: nothing to train") }
+            guard target != tempo else { throw SessionError.badRequest("--until \(target) is the starting tempo: nothing to train") }
             guard (target > tempo) != negative else {
-                throw MetronomeError.usage("--step \(step) moves away from --until \(target): use a \(negative ? "positive" : "negative") step to go from \(tempo) to \(target)")
+                throw SessionError.badRequest("--step \(step) moves away from --until \(target): use a \(negative ? "positive" : "negative") step to go from \(tempo) to \(target)")
             }
             return .trainer(start: tempo, step: negative ? -milli : milli, barsPerStep: bars, until: target, meter: meter)
         }

@@ -6,7 +6,7 @@ import MetronomeSession
 struct SoundOptions: ParsableArguments {
     @Option(name: .long, parsing: .unconditional,
             help: ArgumentHelp("Volume from 0 to 1 (e.g. --volume 0.5). Default 1.", valueName: "0..1"),
-            transform: OptionValue.parsed { text throws(MetronomeError) in try Level(parsing: text, what: "volume") })
+            transform: OptionValue.parsed { text throws(SessionError) in try Level(parsing: text, what: "volume") })
     var volume: Level?
 
     @Option(name: .long, parsing: .unconditional,
@@ -29,7 +29,7 @@ struct SoundOptions: ParsableArguments {
     func validate() throws {
         for (option, path) in [("--beat-sound", beatSound), ("--bell-sound", bellSound),
                                ("--subdivision-sound", subdivisionSound), ("--polyrhythm-sound", polyrhythmSound)] where path?.isEmpty == true {
-            throw MetronomeError.usage("\(option) needs a file name")
+            throw SessionError.badRequest("\(option) needs a file name")
         }
     }
 }

@@ -37,10 +37,10 @@ public enum Session {
         var tempoChanges = TempoChanges(after: track.passage)
         // Opened once the output exists: a render that cannot create its file leaves an existing trace alone.
         var trace: Trace?
-        func openTrace() throws(MetronomeError) { trace = try openRenderTrace(settings, track: track) }
+        func openTrace() throws(SessionError) { trace = try openRenderTrace(settings, track: track) }
         // Between blocks and before the file is kept: the clicks and tempo
         // changes of the blocks rendered so far. A trace that cannot be written ends the render.
-        func traceClicks() throws(MetronomeError) {
+        func traceClicks() throws(SessionError) {
             guard let trace, let clickLog, let passageLog else { return }
             while let passage = passageLog.pop() {
                 if let frame = tempoChanges.firstFrame(ofChangeTo: passage) { trace.tempo(passage.tempo, frame: frame) }
@@ -64,8 +64,8 @@ public enum Session {
     }
 
     /// A render's trace, once its output exists: the first tempo, and the song when a setlist plays.
-    static func openRenderTrace(_ settings: Settings, track: ClickTrack) throws(MetronomeError) -> Trace? {
-        let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path, force: settings.force) }
+    static func openRenderTrace(_ settings: Settings, track: ClickTrack) throws(SessionError) -> Trace? {
+        let trace = try settings.trace.map { path throws(SessionError) in try Trace(path: path, force: settings.force) }
         trace?.tempo(track.schedule.tempo, frame: 0)
         if let list = settings.songs {
             trace?.song(list.current + 1, of: list.songs.count, name: list.songs[list.current].name, frame: 0)
@@ -82,8 +82,8 @@ public enum Session {
         }
         var tempoChanges = TempoChanges(after: track.passage)
         var trace: Trace?
-        func openTrace() throws(MetronomeError) { trace = try openRenderTrace(settings, track: track) }
-        func traceClicks(_ clicks: [StartedClick], _ passages: [Passage]) throws(MetronomeError) {
+        func openTrace() throws(SessionError) { trace = try openRenderTrace(settings, track: track) }
+        func traceClicks(_ clicks: [StartedClick], _ passages: [Passage]) throws(SessionError) {
             guard let trace else { return }
             for passage in passages {
                 if let frame = tempoChanges.firstFrame(ofChangeTo: passage) { trace.tempo(passage.tempo, frame: frame) }
@@ -132,20 +132,20 @@ public enum Session {
         track.clickLog = clickLog
         let passageLog = LockFreeQueue<Passage>(capacity: 256)
         track.passageLog = passageLog
-        let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path, force: settings.force) }
+        let trace = try settings.trace.map { path throws(SessionError) in try Trace(path: path, force: settings.force) }
         let playback = LivePlayback(track: track, sink: sink)
         // A card's writer wants real time, and so does one in front of PipeWire (whose
         // own threads are real-time, above ours); not in front of JACK or PulseAudio (`SoundServer`).
         playback.asksForRealTime = (sink as? PCMDevice)?.wantsRealTimeWriter ?? false
         playback.memoryLocked = memoryLocked
         // Held to the end of the run: destroying it leaves the session.
-        let link = try settings.link.map { link throws(MetronomeError) in try joinLink(link, settings: settings, sink: sink) }
+        let link = try settings.link.map { link throws(SessionError) in try joinLink(link, settings: settings, sink: sink) }
         playback.link = link
         let controller = practiceController(settings, track: track, sounds: sounds, rate: sink.rate)
         // The plan is fed off the UI loop: a stopped terminal never starves the audio.
         let feeding = feeder.map { PlanFeedThread(feeder: $0) }
         feeding?.start()
-        let inspection = try settings.inspector.map { inspector throws(MetronomeError) in
+        let inspection = try settings.inspector.map { inspector throws(SessionError) in
             try openInspection(inspector, settings: settings, sink: sink, trace: trace)
         }
         playback.played = inspection?.played
@@ -159,7 +159,7 @@ public enum Session {
 
         // A device that failed is the one line: the underruns before it were its going.
         if let failure = playback.failure {
-            throw MetronomeError(.ioError, "audio device '\(sink.name)' failed: \(failure.message)")
+            throw SessionError(.deviceFailed, "audio device '\(sink.name)' failed: \(failure.message)")
         }
         if playback.underruns > 0 {
             StandardError.report("\(playback.underruns) underrun\(playback.underruns == 1 ? "" : "s") on '\(sink.name)': the sound dropped out; a larger --latency may help")
@@ -173,7 +173,7 @@ public enum Session {
     }
 
     /// The Ableton Link session joined at `--bpm` (kept if alone, the session's adopted if not).
-    static func joinLink(_ link: LinkSettings, settings: Settings, sink: any AudioSink) throws(MetronomeError) -> LinkConductor {
+    static func joinLink(_ link: LinkSettings, settings: Settings, sink: any AudioSink) throws(SessionError) -> LinkConductor {
         let bpm = Double(settings.tempo.millibeatsPerMinute) / 1_000
         // Link keeps tempi within 20 to 999 bpm and clamps the rest.
         let linkRange = 20.0...999.0
@@ -191,7 +191,7 @@ public enum Session {
                                  // Behind a server each stamp is taken after the writer woke, never before.
                                  fit: serverCycleLatency(sink) > 0 ? .earliest : .mean)
         } catch {
-            throw MetronomeError(.unavailable, "cannot join the Ableton Link session: \(error)")
+            throw SessionError(.linkUnavailable, "cannot join the Ableton Link session: \(error)")
         }
     }
 
@@ -275,7 +275,7 @@ public enum Session {
     }
 
     /// The ALSA device, or silence when the default device is missing.
-    static func openSink(_ settings: Settings) throws(MetronomeError) -> any AudioSink {
+    static func openSink(_ settings: Settings) throws(SessionError) -> any AudioSink {
         let name = settings.device ?? "default"
         // Without --latency the device chooses: a sound server needs more than a card.
         let sizes = settings.latency?.frames(at: settings.rate)
@@ -283,7 +283,7 @@ public enum Session {
             return try PCMDevice(name: name, rate: settings.rate, periodFrames: sizes?.period, bufferFrames: sizes?.buffer)
         } catch {
             if settings.device != nil {
-                throw MetronomeError(.unavailable, "cannot open audio device '\(name)': \(error.message)")
+                throw SessionError(.deviceUnavailable, "cannot open audio device '\(name)': \(error.message)")
             }
             StandardError.report("warning: cannot open audio device '\(name)': \(error.message); running without sound")
             // No latency to keep low without a device: larger periods, fewer wakeups.

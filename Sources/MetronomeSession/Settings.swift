@@ -57,12 +57,12 @@ public struct Settings: Sendable, Equatable {
     /// A file written must not be a file the run reads, nor another file
     /// written: writing it would destroy what is being read. Each input is
     /// labelled by what reads it, to end "is the file …" (`--tempo-map names`).
-    public static func checkOutputsAreNotInputs(outputs: [(String, String?)], inputs: [(String, String?)]) throws(MetronomeError) {
+    public static func checkOutputsAreNotInputs(outputs: [(String, String?)], inputs: [(String, String?)]) throws(SessionError) {
         let written = outputs.compactMap { option, path in path.map { (option, $0) } }
         let read = inputs.compactMap { reader, path in path.map { (reader, $0) } }.filter { $0.1 != "-" }
         for (index, (option, path)) in written.enumerated() {
             for (other, otherPath) in read + written[(index + 1)...].map({ ("\($0.0) names", $0.1) }) where FileIdentity.sameFile(path, otherPath) {
-                throw .usage("\(option) '\(path)' is the file \(other): choose another file name")
+                throw .badRequest("\(option) '\(path)' is the file \(other): choose another file name")
             }
         }
     }

@@ -8,7 +8,7 @@ import MetronomeSession
 // Built normally it replays the files named on the command line (a corpus,
 // a crash); `scripts/fuzz` builds it with `-sanitize=fuzzer -DFUZZING`, and
 // then libFuzzer drives it. Any trap is a bug: bad input must only ever
-// become a `MetronomeError`.
+// become one of the layers' own errors (`CommandFailure`).
 
 func fuzzOne(_ bytes: [UInt8]) {
     guard let selector = bytes.first else { return }

@@ -86,6 +86,6 @@ import MetronomeTestSupport
         #expect(store.roundTrip(playback: "hw:1", input: "hw:0") == nil)
         let text = try String(contentsOfFile: store.path, encoding: .utf8)
         #expect(text == "pipewire\thw:1\t5.25\nhw:0\thw:1\t22.9\n")
-        #expect(throws: MetronomeError.self) { try store.save(1, playback: "a\tb", input: "c") }
+        #expect(throws: SessionError.self) { try store.save(1, playback: "a\tb", input: "c") }
     }
 }

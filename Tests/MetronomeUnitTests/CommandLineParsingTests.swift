@@ -41,7 +41,7 @@ import MetronomeTestSupport
         let directory = TemporaryDirectory()
         let missing = directory.file("no-such-map.txt")
         let command = try MetronomeCommand.parse(["--tempo-map", missing])
-        #expect(throws: MetronomeError.self) { try command.settings() }
+        #expect(throws: SessionError.self) { try command.settings() }
         do { _ = try command.settings() } catch { #expect(CommandFailure.from(error)?.status == SysExit.noInput.rawValue) }
         // The same map read by the run: its bars in the plan.
         let map = directory.file("map.txt")
