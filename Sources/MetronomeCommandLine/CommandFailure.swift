@@ -29,6 +29,14 @@ public struct CommandFailure: Error, Equatable, Sendable {
                               message: line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line)
     }
 
+    /// The status a run that did not fail ends with: 0, or 128 + N after signal N, as a shell reports it.
+    static func status(of outcome: RunOutcome) -> Int32 {
+        switch outcome {
+        case .finished: 0
+        case .stoppedBy(let signal): 128 + signal
+        }
+    }
+
     /// The failure each layer's error stands for; nil for an error from no layer of ours.
     /// The table: each layer's kind of failure and the status it ends the run with.
     static func ofLayers(_ error: any Error) -> CommandFailure? {

@@ -3,6 +3,7 @@ import Glibc
 import MetronomeTiming
 import MetronomeAudio
 import MetronomeRender
+import MetronomeTerminal
 import MetronomeSession
 
 /// `metronome`: the command line, read top to bottom. Every option's value
@@ -90,7 +91,11 @@ public struct MetronomeCommand: ParsableCommand {
             for device in PlaybackDevice.all() { print(device.line) }
             return
         }
-        let status = try Session.run(try settings())
+        let outcome = try Session.run(try settings())
+        // Stopped by a signal and cleaned up: die of it, so a shell loop stops too
+        // (this returns only for a signal that does not kill).
+        if case .stoppedBy(let signal) = outcome { TerminationSignals.end(by: signal) }
+        let status = CommandFailure.status(of: outcome)
         if status != 0 { throw ExitCode(status) }
     }
 

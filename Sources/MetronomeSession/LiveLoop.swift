@@ -43,8 +43,8 @@ final class LiveLoop {
         self.controller = controller
     }
 
-    /// Runs until playback ends; returns the exit status (128+N after signal N).
-    func run() -> Int32 {
+    /// Runs until playback ends: finished, or stopped by the first signal that asked.
+    func run() -> RunOutcome {
         // A background job stops until `fg`; killed meanwhile, it ends without touching the terminal.
         let access = TerminationSignals.waitForTerminal()
         let terminal = access == .foreground
@@ -70,7 +70,7 @@ final class LiveLoop {
             trace?.song(songs.playing + 1, of: songs.list.songs.count, name: songs.list.songs[songs.playing].name, frame: 0)
         }
 
-        var status: Int32 = 0
+        var outcome = RunOutcome.finished
         inspection?.start()
         playback.start()
         if settings.verbosity == .verbose, screen == nil, let scheduling = playback.scheduling {
@@ -108,7 +108,7 @@ final class LiveLoop {
                     suspend(&view)
                     view.resume(at: clock.now())
                 default:
-                    if status == 0 { status = TerminationSignals.exitStatus(for: signal) }
+                    if outcome == .finished { outcome = .stoppedBy(signal: signal) }
                     playback.stop()
                 }
             }
@@ -132,7 +132,7 @@ final class LiveLoop {
         let lines = view.finish()
         if !lines.isEmpty { TerminalScreen.emit(lines) }
         trace?.flush()
-        return status
+        return outcome
     }
 
     /// The songs the track started since: the status line and the trace follow, and a song wanted since is asked for.

@@ -9,8 +9,8 @@ import MetronomeListening
 
 /// One run of the metronome: playing live, or rendering a file.
 public enum Session {
-    /// Runs `settings` to the end and returns the exit status; user errors are thrown.
-    public static func run(_ settings: Settings) throws -> Int32 {
+    /// Runs `settings` to the end, or until a signal stops it; what failed is thrown.
+    public static func run(_ settings: Settings) throws -> RunOutcome {
         let signals = TerminationSignals()
         if let output = settings.output, let format = settings.outputFormat {
             do {
@@ -18,14 +18,14 @@ public enum Session {
                 return try render(settings, to: output, format: format, signals: signals)
             } catch {
                 // A write refused for a signal now pending (EFBIG past `ulimit -f`, with SIGXFSZ): the signal's stop.
-                if let signal = signals.takeStop() { return TerminationSignals.exitStatus(for: signal) }
+                if let signal = signals.takeStop() { return .stoppedBy(signal: signal) }
                 throw error
             }
         }
         return try play(settings, signals: signals)
     }
 
-    static func render(_ settings: Settings, to output: String, format: OutputFormat, signals: TerminationSignals) throws -> Int32 {
+    static func render(_ settings: Settings, to output: String, format: OutputFormat, signals: TerminationSignals) throws -> RunOutcome {
         let sounds = try loadSounds(settings, rate: settings.rate)
         let (track, feeder, expectedEnd) = makeTrack(settings, sounds: sounds, rate: settings.rate)
         // Only a trace reads the logs (their rings are written through when made: 2.6 MB for nothing otherwise).
@@ -58,9 +58,9 @@ public enum Session {
                     return signals.takeStop()
                 }, created: openTrace)
         } catch FileRenderer.Interruption.signal(let signal) {
-            return TerminationSignals.exitStatus(for: signal)
+            return .stoppedBy(signal: signal)
         }
-        return 0
+        return .finished
     }
 
     /// A render's trace, once its output exists: the first tempo, and the song when a setlist plays.
@@ -74,7 +74,7 @@ public enum Session {
     }
 
     /// `--output x.mid`: the same track, its clicks as notes and its passages as the file's tempo map.
-    static func renderMIDI(_ settings: Settings, to output: String, signals: TerminationSignals) throws -> Int32 {
+    static func renderMIDI(_ settings: Settings, to output: String, signals: TerminationSignals) throws -> RunOutcome {
         let sounds = try loadSounds(settings, rate: settings.rate)
         let (track, feeder, expectedEnd) = makeTrack(settings, sounds: sounds, rate: settings.rate)
         guard track.endFrame != nil || expectedEnd() != nil else {
@@ -101,12 +101,12 @@ public enum Session {
                     return signals.takeStop()
                 }, created: openTrace)
         } catch FileRenderer.Interruption.signal(let signal) {
-            return TerminationSignals.exitStatus(for: signal)
+            return .stoppedBy(signal: signal)
         }
-        return 0
+        return .finished
     }
 
-    static func play(_ settings: Settings, signals: TerminationSignals) throws -> Int32 {
+    static func play(_ settings: Settings, signals: TerminationSignals) throws -> RunOutcome {
         // Check the sounds before touching the device.
         var sounds = try loadSounds(settings, rate: settings.rate)
         // Its name checked and its file made before the take, not after it.
@@ -149,11 +149,11 @@ public enum Session {
             try openInspection(inspector, settings: settings, sink: sink, trace: trace)
         }
         playback.played = inspection?.played
-        let status = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace,
-                              clickLog: clickLog, passageLog: passageLog, controller: controller, songs: songs,
-                              inspection: inspection).run()
+        let outcome = LiveLoop(settings: settings, playback: playback, signals: signals, trace: trace,
+                               clickLog: clickLog, passageLog: passageLog, controller: controller, songs: songs,
+                               inspection: inspection).run()
         feeding?.stop()
-        if let inspection, status == 0 || status == TerminationSignals.exitStatus(for: SIGINT) {
+        if let inspection, outcome == .finished || outcome == .stoppedBy(signal: SIGINT) {
             try conclude(inspection, report: report, settings: settings, sink: sink)
         }
 
@@ -164,12 +164,12 @@ public enum Session {
         if playback.underruns > 0 {
             StandardError.report("\(playback.underruns) underrun\(playback.underruns == 1 ? "" : "s") on '\(sink.name)': the sound dropped out; a larger --latency may help")
         }
-        if status == 0, let error = trace?.error {
+        if outcome == .finished, let error = trace?.error {
             // Refused for a signal now pending (EFBIG past `ulimit -f`, with SIGXFSZ): the signal's stop, as a render's.
-            if let signal = signals.takeStop() { return TerminationSignals.exitStatus(for: signal) }
+            if let signal = signals.takeStop() { return .stoppedBy(signal: signal) }
             throw error
         }
-        return status
+        return outcome
     }
 
     /// The Ableton Link session joined at `--bpm` (kept if alone, the session's adopted if not).
