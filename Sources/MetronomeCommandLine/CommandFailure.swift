@@ -23,7 +23,6 @@ public struct CommandFailure: Error, Equatable, Sendable {
         if exit == .success { return nil }
         // The whole message, not its first line: a value holding a newline is shown escaped, not cut.
         let message = MetronomeCommand.message(for: error)
-        if let own = OptionValue.rejection(behind: message) { return own }
         let line = message.isEmpty ? "invalid arguments" : message
         return CommandFailure(status: exit.rawValue == 1 ? SysExit.software.rawValue : exit.rawValue,
                               message: line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line)

@@ -13,37 +13,34 @@ struct InspectorOptions: ParsableArguments {
     var inputDevice: String?
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("The round trip in ms, instead of the one --calibrate saved (e.g. --input-latency 23.4).", valueName: "ms"))
-    var inputLatency: String?
+    var inputLatency: OptionValue<InputLatency>?
 
     @Option(name: .long, help: ArgumentHelp("With --inspect, write the summary to this JSON file.", valueName: "file"))
     var report: String?
 
     /// What these options ask for, checked against the run's other options.
-    func settings(output: String?, link: Bool) throws(SessionError) -> InspectorSettings? {
-        if inspect && calibrate { throw .badRequest("--inspect and --calibrate are two runs: give one of them") }
+    func settings(output: String?, link: Bool) throws -> InspectorSettings? {
+        if inspect && calibrate { throw SessionError.badRequest("--inspect and --calibrate are two runs: give one of them") }
         guard inspect || calibrate else {
             for (option, given) in [("--input-device", inputDevice != nil), ("--input-latency", inputLatency != nil), ("--report", report != nil)] where given {
-                throw .badRequest("\(option) applies to --inspect or --calibrate only")
+                throw SessionError.badRequest("\(option) applies to --inspect or --calibrate only")
             }
             return nil
         }
-        if let output { throw .badRequest("--output '\(output)' renders a file: \(inspect ? "--inspect" : "--calibrate") listens to live playback") }
-        if link, calibrate { throw .badRequest("--calibrate plays its own clicks: play without --link") }
+        if let output { throw SessionError.badRequest("--output '\(output)' renders a file: \(inspect ? "--inspect" : "--calibrate") listens to live playback") }
+        if link, calibrate { throw SessionError.badRequest("--calibrate plays its own clicks: play without --link") }
         var settings = InspectorSettings(mode: inspect ? .inspect : .calibrate)
         if let inputDevice {
-            guard !inputDevice.isEmpty else { throw .badRequest("input device name is empty: use e.g. default or hw:0") }
+            guard !inputDevice.isEmpty else { throw SessionError.badRequest("input device name is empty: use e.g. default or hw:0") }
             settings.inputDevice = inputDevice
         }
         if let inputLatency {
-            guard calibrate == false else { throw .badRequest("--input-latency sets what --calibrate measures: give one of them") }
-            guard let value = Double(inputLatency), value.isFinite, (0...2_000).contains(value) else {
-                throw .badRequest("input latency '\(inputLatency)' is not a round trip in ms from 0 to 2000: use e.g. --input-latency 23.4")
-            }
-            settings.inputLatencyMilliseconds = value
+            guard calibrate == false else { throw SessionError.badRequest("--input-latency sets what --calibrate measures: give one of them") }
+            settings.inputLatencyMilliseconds = try inputLatency.value().milliseconds
         }
         if let report {
-            guard inspect else { throw .badRequest("--report applies to --inspect only") }
-            guard !report.isEmpty else { throw .badRequest("--report needs a file name") }
+            guard inspect else { throw SessionError.badRequest("--report applies to --inspect only") }
+            guard !report.isEmpty else { throw SessionError.badRequest("--report needs a file name") }
             settings.report = report
         }
         return settings

@@ -78,20 +78,14 @@ public struct MetronomeCommand: ParsableCommand {
 
     public init() {}
 
-    public mutating func validate() throws {
-        do {
-            _ = try settingsWithoutFiles()
-        } catch {
-            throw OptionValue.refuse(error)
-        }
-    }
-
     public func run() throws {
+        // Every check that reads no file first: a bad option is refused even with --list-devices.
+        let options = try settingsWithoutFiles()
         if device.listDevices {
             for device in PlaybackDevice.all() { print(device.line) }
             return
         }
-        let outcome = try Session.run(try settings())
+        let outcome = try Session.run(try settings(completing: options))
         // Stopped by a signal and cleaned up: die of it, so a shell loop stops too
         // (this returns only for a signal that does not kill).
         if case .stoppedBy(let signal) = outcome { TerminationSignals.end(by: signal) }
@@ -101,7 +95,12 @@ public struct MetronomeCommand: ParsableCommand {
 
     /// Everything the run needs, the tempo map read once.
     public func settings() throws -> Settings {
-        var settings = try settingsWithoutFiles()
+        try settings(completing: settingsWithoutFiles())
+    }
+
+    /// `settings` as far as the options alone say, completed by the files they name.
+    func settings(completing settings: Settings) throws -> Settings {
+        var settings = settings
         if let read = try setlist.read() {
             let songs = read.songs
             // Every song's file is read too: nothing written may be one of them.
@@ -133,11 +132,18 @@ public struct MetronomeCommand: ParsableCommand {
 
     /// The settings as far as the options alone say, with every check that reads no file.
     func settingsWithoutFiles() throws -> Settings {
+        // Each value as its own type read it, in the order of the groups: a bad one is its line
+        // before any combination of options is looked at.
+        let values: [(any CheckedOption)?] = [tempo.bpm, tempo.meter, practice.subdivisionVolume, practice.countIn, practice.until,
+                                              sound.volume, sound.rate, output.bars, output.duration, device.latency,
+                                              picture.angle, picture.visualOffset, picture.fps]
+        for value in values { try value?.check() }
         var settings = Settings()
-        if let bpm = tempo.bpm { settings.tempo = bpm }
-        if let meter = tempo.meter { settings.meter = meter }
-        try practice.validate(bpm: tempo.bpm, meter: tempo.meter)
-        try setlist.validate(tempoMap: practice.tempoMap, bpm: tempo.bpm, meter: tempo.meter,
+        let bpm = try tempo.bpm?.value(), meter = try tempo.meter?.value()
+        if let bpm { settings.tempo = bpm }
+        if let meter { settings.meter = meter }
+        try practice.validate(bpm: bpm, meter: meter)
+        try setlist.validate(tempoMap: practice.tempoMap, bpm: bpm, meter: meter,
                              trainer: practice.step != nil || practice.until != nil, startAt: practice.startAt, loop: practice.loop)
         if practice.tempoMap == nil, setlist.setlist == nil {
             // Without a map the rhythm depends on the options alone: check it now.
@@ -150,18 +156,19 @@ public struct MetronomeCommand: ParsableCommand {
         settings.polyrhythmSound = sound.polyrhythmSound
         settings.beatSound = sound.beatSound
         settings.bellSound = sound.bellSound
-        if let rate = sound.rate { settings.rate = rate }
-        if let volume = sound.volume { settings.volume = volume.value }
+        if let rate = sound.rate { settings.rate = try rate.value() }
+        if let volume = sound.volume { settings.volume = try volume.value().level.value }
         switch (output.bars, output.duration) {
         case (.some, .some):
             throw SessionError.badRequest("--bars and --duration both set the length: give one of them")
         case (.some(let bars), nil):
-            settings.length = bars
+            settings.length = try bars.value()
         case (nil, .some(let duration)):
-            guard duration.value.frames(at: settings.rate) > 0 else {
+            let playtime = try duration.value()
+            guard playtime.frames(at: settings.rate) > 0 else {
                 throw SessionError.badRequest("duration '\(duration.text)' is shorter than one frame at \(settings.rate.framesPerSecond) Hz: use e.g. 1s")
             }
-            settings.length = .playtime(duration.value)
+            settings.length = .playtime(playtime)
         case (nil, nil):
             break
         }
@@ -184,8 +191,8 @@ public struct MetronomeCommand: ParsableCommand {
             guard !name.isEmpty else { throw SessionError.badRequest("device name is empty: use e.g. default or hw:0") }
             settings.device = name
         }
-        settings.latency = device.latency
-        picture.apply(to: &settings)
+        settings.latency = try device.latency?.value()
+        try picture.apply(to: &settings)
         if let trace = output.trace {
             guard !trace.isEmpty else { throw SessionError.badRequest("--trace needs a file name") }
             settings.trace = trace

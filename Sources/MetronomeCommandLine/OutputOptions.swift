@@ -5,14 +5,12 @@ import MetronomeRender
 /// How long the click track is, and the files written: the rendered track and the trace.
 struct OutputOptions: ParsableArguments {
     @Option(name: .long, parsing: .unconditional,
-            help: ArgumentHelp("Stop after N bars and the ring of the last sound (e.g. --bars 16).", valueName: "n"),
-            transform: OptionValue.parsed { text throws(TimingError) in try TrackLength.parsingBars(text) })
-    var bars: TrackLength?
+            help: ArgumentHelp("Stop after N bars and the ring of the last sound (e.g. --bars 16).", valueName: "n"))
+    var bars: OptionValue<TrackLength>?
 
     @Option(name: .long, parsing: .unconditional,
-            help: ArgumentHelp("Stop after this long: 90, 90s, 10m, 1h30m, 2.5m (a bare number is seconds).", valueName: "time"),
-            transform: OptionValue.parsed { text throws(TimingError) in AsTyped(text: text, value: try Playtime(parsing: text)) })
-    var duration: AsTyped<Playtime>?
+            help: ArgumentHelp("Stop after this long: 90, 90s, 10m, 1h30m, 2.5m (a bare number is seconds).", valueName: "time"))
+    var duration: OptionValue<Playtime>?
 
     @Option(name: .long, help: ArgumentHelp("Render to a file instead of playing: .wav, .flac, .ogg, .aiff, or .mid (a Standard MIDI File: GM metronome notes on channel 10 and the tempo map); needs --bars or --duration (e.g. --output click.wav).", valueName: "file"), completion: .file())
     var output: String?

@@ -13,13 +13,13 @@ import MetronomeTestSupport
         let command = try MetronomeCommand.parse(["--bpm", "92.5", "--meter", "7/8", "--rate", "44100", "--duration", "1h30m",
                                                   "--easing", "sine", "--click-at", "center", "--style", "unicode", "--until", "140",
                                                   "--step", "5/4", "--count-in", "2", "--latency", "20"])
-        #expect(command.tempo.bpm == (try Tempo(parsing: "92.5")))
-        #expect(command.tempo.meter == (try Meter(parsing: "7/8")))
-        #expect(command.sound.rate == (try SampleRate(parsing: "44100")))
-        #expect(command.output.duration?.value == (try Playtime(parsing: "90m")))
+        #expect(try command.tempo.bpm?.value() == (try Tempo(parsing: "92.5")))
+        #expect(try command.tempo.meter?.value() == (try Meter(parsing: "7/8")))
+        #expect(try command.sound.rate?.value() == (try SampleRate(parsing: "44100")))
+        #expect(try command.output.duration?.value() == (try Playtime(parsing: "90m")))
         #expect(command.picture.easing == .sine && command.picture.clickAt == .center && command.picture.style == .unicode)
-        #expect(command.practice.until == (try Tempo(parsing: "140")) && command.practice.countIn?.bars == 2)
-        #expect(command.device.latency == (try Latency(parsing: "20")))
+        #expect(try command.practice.until?.value() == (try Tempo(parsing: "140")) && command.practice.countIn?.value().bars == 2)
+        #expect(try command.device.latency?.value() == (try Latency(parsing: "20")))
     }
 
     /// A bad value is its own type's line and status, not the parser's sentence around it.
@@ -32,6 +32,21 @@ import MetronomeTestSupport
         } throws: { error in
             guard let failure = error as? CommandFailure else { return false }
             return failure.status == 64 && failure.message.hasPrefix(says) && !failure.message.contains("is invalid for")
+        }
+    }
+
+    /// `--input-latency` is a plain decimal, as every other number of the command
+    /// line: no sign, exponent or hexadecimal float (`0x1p4` is not 16 ms).
+    @Test(arguments: ["0x1p4", "0x10", "1e1", "+5", "-0", "inf", "nan", "2000.000001"])
+    func anInputLatencyIsAPlainDecimal(text: String) {
+        #expect(throws: CommandFailure(status: 64, message: "input latency '\(text)' is not a round trip in ms from 0 to 2000: use e.g. --input-latency 23.4")) {
+            _ = try parsedSettings("--inspect", "--input-latency", text)
+        }
+    }
+
+    @Test func anInputLatencyIsReadInMilliseconds() throws {
+        for (text, milliseconds) in [("23.4", 23.4), ("0", 0), ("2000", 2000), ("007.50", 7.5), ("0.000001", 0.000001)] {
+            #expect(try parsedSettings("--inspect", "--input-latency", text).inspector?.inputLatencyMilliseconds == milliseconds)
         }
     }
 
