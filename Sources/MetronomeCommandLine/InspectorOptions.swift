@@ -3,11 +3,8 @@ import MetronomeSession
 
 /// Listening back: the practice inspector and its calibration.
 struct InspectorOptions: ParsableArguments {
-    @Flag(name: .long, help: "Listen to the player on --input-device while playing: every note's offset from its click (negative early), live and in a summary at the end.")
-    var inspect = false
-
-    @Flag(name: .long, help: "Measure the round trip from a click leaving the output to it coming back on --input-device (4 bars unless --bars says), print it and save it for this pair of devices.")
-    var calibrate = false
+    /// `--inspect` or `--calibrate`, each as often as given: one of them a run.
+    @Flag var listening: [InspectorSettings.Mode] = []
 
     @Option(name: .long, help: ArgumentHelp("ALSA capture device the player is heard on. Default: default.", valueName: "name"))
     var inputDevice: String?
@@ -20,29 +17,43 @@ struct InspectorOptions: ParsableArguments {
 
     /// What these options ask for, checked against the run's other options.
     func settings(output: String?, link: Bool) throws -> InspectorSettings? {
-        if inspect && calibrate { throw SessionError.badRequest("--inspect and --calibrate are two runs: give one of them") }
-        guard inspect || calibrate else {
+        if Set(listening).count > 1 { throw SessionError.badRequest("--inspect and --calibrate are two runs: give one of them") }
+        guard let mode = listening.first else {
             for (option, given) in [("--input-device", inputDevice != nil), ("--input-latency", inputLatency != nil), ("--report", report != nil)] where given {
                 throw SessionError.badRequest("\(option) applies to --inspect or --calibrate only")
             }
             return nil
         }
-        if let output { throw SessionError.badRequest("--output '\(output)' renders a file: \(inspect ? "--inspect" : "--calibrate") listens to live playback") }
-        if link, calibrate { throw SessionError.badRequest("--calibrate plays its own clicks: play without --link") }
-        var settings = InspectorSettings(mode: inspect ? .inspect : .calibrate)
+        if let output {
+            throw SessionError.badRequest("--output '\(output)' renders a file: \(mode == .inspect ? "--inspect" : "--calibrate") listens to live playback")
+        }
+        if link, mode == .calibrate { throw SessionError.badRequest("--calibrate plays its own clicks: play without --link") }
+        var settings = InspectorSettings(mode: mode)
         if let inputDevice {
             guard !inputDevice.isEmpty else { throw SessionError.badRequest("input device name is empty: use e.g. default or hw:0") }
             settings.inputDevice = inputDevice
         }
         if let inputLatency {
-            guard calibrate == false else { throw SessionError.badRequest("--input-latency sets what --calibrate measures: give one of them") }
+            guard mode == .inspect else { throw SessionError.badRequest("--input-latency sets what --calibrate measures: give one of them") }
             settings.inputLatencyMilliseconds = try inputLatency.value().milliseconds
         }
         if let report {
-            guard inspect else { throw SessionError.badRequest("--report applies to --inspect only") }
+            guard mode == .inspect else { throw SessionError.badRequest("--report applies to --inspect only") }
             guard !report.isEmpty else { throw SessionError.badRequest("--report needs a file name") }
             settings.report = report
         }
         return settings
+    }
+}
+
+/// `--inspect` and `--calibrate`: the two ways of listening back.
+extension InspectorSettings.Mode: EnumerableFlag {
+    public static func help(for value: Self) -> ArgumentHelp? {
+        switch value {
+        case .inspect:
+            "Listen to the player on --input-device while playing: every note's offset from its click (negative early), live and in a summary at the end."
+        case .calibrate:
+            "Measure the round trip from a click leaving the output to it coming back on --input-device (4 bars unless --bars says), print it and save it for this pair of devices."
+        }
     }
 }

@@ -70,11 +70,8 @@ public struct MetronomeCommand: ParsableCommand {
     @OptionGroup(title: "Listening back")
     var inspector: InspectorOptions
 
-    @Flag(name: .long, help: "When stdout is not a terminal, print a line per click instead of per bar.")
-    var verbose = false
-
-    @Flag(name: .long, help: "Print nothing on stdout: no pendulum and no lines.")
-    var quiet = false
+    /// `--verbose` or `--quiet`, each as often as given: one of them a run.
+    @Flag var verbosity: [VerbosityFlag] = []
 
     public init() {}
 
@@ -215,8 +212,12 @@ public struct MetronomeCommand: ParsableCommand {
         let roundTrips = settings.inspector == nil ? nil : RoundTripStore()?.path
         try Settings.checkOutputsAreNotInputs(outputs: settings.outputs,
                                               inputs: options.map { ("\($0) names", $1) } + builtIn + [("--calibrate saves round trips in", roundTrips)])
-        if verbose && quiet { throw SessionError.badRequest("--verbose and --quiet contradict each other: give one") }
-        settings.verbosity = verbose ? .verbose : quiet ? .quiet : .normal
+        if Set(verbosity).count > 1 { throw SessionError.badRequest("--verbose and --quiet contradict each other: give one") }
+        settings.verbosity = switch verbosity.first {
+        case nil: .normal
+        case .verbose: .verbose
+        case .quiet: .quiet
+        }
         return settings
     }
 }

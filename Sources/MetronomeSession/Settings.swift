@@ -80,7 +80,7 @@ public struct LinkSettings: Sendable, Equatable {
 
 /// What the practice inspector listens on and what it does.
 public struct InspectorSettings: Sendable, Equatable {
-    public enum Mode: Sendable, Equatable {
+    public enum Mode: Sendable, Hashable, CaseIterable {
         /// `--inspect`: every note matched to its click.
         case inspect
         /// `--calibrate`: the round trip measured and saved.
