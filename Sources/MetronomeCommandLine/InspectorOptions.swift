@@ -28,21 +28,16 @@ struct InspectorOptions: ParsableArguments {
             throw SessionError.badRequest("--output '\(output)' renders a file: \(mode == .inspect ? "--inspect" : "--calibrate") listens to live playback")
         }
         if link, mode == .calibrate { throw SessionError.badRequest("--calibrate plays its own clicks: play without --link") }
-        var settings = InspectorSettings(mode: mode)
-        if let inputDevice {
-            guard !inputDevice.isEmpty else { throw SessionError.badRequest("input device name is empty: use e.g. default or hw:0") }
-            settings.inputDevice = inputDevice
+        if let inputDevice, inputDevice.isEmpty { throw SessionError.badRequest("input device name is empty: use e.g. default or hw:0") }
+        let device = inputDevice ?? "default"
+        if mode == .calibrate {
+            if inputLatency != nil { throw SessionError.badRequest("--input-latency sets what --calibrate measures: give one of them") }
+            if report != nil { throw SessionError.badRequest("--report applies to --inspect only") }
+            return .calibrate(inputDevice: device)
         }
-        if let inputLatency {
-            guard mode == .inspect else { throw SessionError.badRequest("--input-latency sets what --calibrate measures: give one of them") }
-            settings.inputLatencyMilliseconds = try inputLatency.value().milliseconds
-        }
-        if let report {
-            guard mode == .inspect else { throw SessionError.badRequest("--report applies to --inspect only") }
-            guard !report.isEmpty else { throw SessionError.badRequest("--report needs a file name") }
-            settings.report = report
-        }
-        return settings
+        let roundTrip = try inputLatency?.value().milliseconds
+        if report?.isEmpty == true { throw SessionError.badRequest("--report needs a file name") }
+        return .inspect(inputDevice: device, inputLatencyMilliseconds: roundTrip, report: report)
     }
 }
 

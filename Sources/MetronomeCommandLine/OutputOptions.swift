@@ -1,6 +1,7 @@
 import ArgumentParser
 import MetronomeTiming
 import MetronomeRender
+import MetronomeSession
 
 /// How long the click track is, and the files written: the rendered track and the trace.
 struct OutputOptions: ParsableArguments {
@@ -20,6 +21,24 @@ struct OutputOptions: ParsableArguments {
 
     @Flag(name: .long, help: "Replace an existing --output, --trace or --report file even if it is read-only.")
     var force = false
+
+    /// How long the track is: `--bars` or `--duration` (at least a frame at `rate`), or endless.
+    func length(rate: SampleRate) throws -> TrackLength {
+        switch (bars, duration) {
+        case (.some, .some):
+            throw SessionError.badRequest("--bars and --duration both set the length: give one of them")
+        case (.some(let bars), nil):
+            return try bars.value()
+        case (nil, .some(let duration)):
+            let playtime = try duration.value()
+            guard playtime.frames(at: rate) > 0 else {
+                throw SessionError.badRequest("duration '\(duration.text)' is shorter than one frame at \(rate.framesPerSecond) Hz: use e.g. 1s")
+            }
+            return .playtime(playtime)
+        case (nil, nil):
+            return .endless
+        }
+    }
 
     @Option(name: .long, help: ArgumentHelp("Write JSON Lines of clicks, drawn frames and tempo to FILE (e.g. --trace run.jsonl).", valueName: "file"), completion: .file())
     var trace: String?

@@ -29,14 +29,12 @@ struct PictureOptions: ParsableArguments {
             help: ArgumentHelp("Pictures drawn per second, 1 to 240 (e.g. --fps 30). Default 60.", valueName: "n"))
     var fps: OptionValue<PictureRate>?
 
-    /// Puts the picture's settings in `settings`.
-    func apply(to settings: inout Settings) throws {
-        settings.pendulum = !noPendulum
-        if let angle { settings.swingAngle = try angle.value().degrees }
-        if let easing { settings.easing = easing }
-        if let clickAt { settings.clickAt = clickAt }
-        if let style { settings.style = style }
-        if let visualOffset { settings.visualOffsetMicroseconds = try visualOffset.value().microseconds }
-        if let fps { settings.framesPerSecond = try fps.value().framesPerSecond }
+    /// The picture these options ask for, the rest as by default.
+    func settings() throws -> Settings.Picture {
+        let standard = Settings.Picture()
+        return Settings.Picture(pendulum: !noPendulum, swingAngle: try angle?.value().degrees ?? standard.swingAngle,
+                                easing: easing ?? standard.easing, clickAt: clickAt ?? standard.clickAt, style: style ?? standard.style,
+                                visualOffsetMicroseconds: try visualOffset?.value().microseconds ?? standard.visualOffsetMicroseconds,
+                                framesPerSecond: try fps?.value().framesPerSecond ?? standard.framesPerSecond)
     }
 }

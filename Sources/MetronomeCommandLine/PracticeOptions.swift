@@ -54,7 +54,7 @@ struct PracticeOptions: ParsableArguments {
     var loop = false
 
     /// The checks that need no file: which options go together.
-    func validate(bpm: Tempo?, meter: Meter?) throws {
+    func check(bpm: Tempo?, meter: Meter?) throws {
         if let tempoMap {
             guard !tempoMap.isEmpty else { throw SessionError.badRequest("--tempo-map needs a file name") }
             guard bpm == nil, meter == nil, pattern == nil, step == nil, until == nil else {

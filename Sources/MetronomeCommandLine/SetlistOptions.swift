@@ -15,7 +15,7 @@ struct SetlistOptions: ParsableArguments {
     var song: String?
 
     /// The checks that need no file: which options go together.
-    func validate(tempoMap: String?, bpm: Tempo?, meter: Meter?, trainer: Bool, startAt: String?, loop: Bool) throws {
+    func check(tempoMap: String?, bpm: Tempo?, meter: Meter?, trainer: Bool, startAt: String?, loop: Bool) throws {
         guard let setlist else {
             if song != nil { throw SessionError.badRequest("--song picks a song of a --setlist: add --setlist FILE") }
             return

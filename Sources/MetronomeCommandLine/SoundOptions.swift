@@ -24,7 +24,8 @@ struct SoundOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Sound of the second voice. Default: the built-in poly.wav.", valueName: "file"), completion: .file())
     var polyrhythmSound: String?
 
-    func validate() throws {
+    /// A sound's file named, if at all, by a name.
+    func checkFileNames() throws {
         for (option, path) in [("--beat-sound", beatSound), ("--bell-sound", bellSound),
                                ("--subdivision-sound", subdivisionSound), ("--polyrhythm-sound", polyrhythmSound)] where path?.isEmpty == true {
             throw SessionError.badRequest("\(option) needs a file name")

@@ -12,7 +12,8 @@ public enum Session {
     /// Runs `settings` to the end, or until a signal stops it; what failed is thrown.
     public static func run(_ settings: Settings) throws -> RunOutcome {
         let signals = TerminationSignals()
-        if let output = settings.output, let format = settings.outputFormat {
+        switch settings.destination {
+        case .file(let output, let format):
             do {
                 if format.container == .midi { return try renderMIDI(settings, to: output, signals: signals) }
                 return try render(settings, to: output, format: format, signals: signals)
@@ -21,8 +22,9 @@ public enum Session {
                 if let signal = signals.takeStop() { return .stoppedBy(signal: signal) }
                 throw error
             }
+        case .live(let live):
+            return try play(settings, live: live, signals: signals)
         }
-        return try play(settings, signals: signals)
     }
 
     static func render(_ settings: Settings, to output: String, format: OutputFormat, signals: TerminationSignals) throws -> RunOutcome {
@@ -106,13 +108,13 @@ public enum Session {
         return .finished
     }
 
-    static func play(_ settings: Settings, signals: TerminationSignals) throws -> RunOutcome {
+    static func play(_ settings: Settings, live: Settings.Live, signals: TerminationSignals) throws -> RunOutcome {
         // Check the sounds before touching the device.
         var sounds = try loadSounds(settings, rate: settings.rate)
         // Its name checked and its file made before the take, not after it.
-        let report = try settings.inspector?.report.map { path throws(RenderError) in try InspectorReport(path: path, force: settings.force) }
+        let report = try live.inspector?.report.map { path throws(RenderError) in try InspectorReport(path: path, force: settings.force) }
         let memoryLocked = RealTimeScheduling.lockMemory()
-        let sink = try openSink(settings)
+        let sink = try openSink(live, rate: settings.rate)
         if sink.rate != settings.rate {
             // Load again at the device's rate: one conversion from the file, not two.
             sounds = try loadSounds(settings, rate: sink.rate)
@@ -139,13 +141,13 @@ public enum Session {
         playback.asksForRealTime = (sink as? PCMDevice)?.wantsRealTimeWriter ?? false
         playback.memoryLocked = memoryLocked
         // Held to the end of the run: destroying it leaves the session.
-        let link = try settings.link.map { link throws(SessionError) in try joinLink(link, settings: settings, sink: sink) }
+        let link = try live.link.map { link throws(SessionError) in try joinLink(link, settings: settings, sink: sink) }
         playback.link = link
         let controller = practiceController(settings, track: track, sounds: sounds, rate: sink.rate)
         // The plan is fed off the UI loop: a stopped terminal never starves the audio.
         let feeding = feeder.map { PlanFeedThread(feeder: $0) }
         feeding?.start()
-        let inspection = try settings.inspector.map { inspector throws(SessionError) in
+        let inspection = try live.inspector.map { inspector throws(SessionError) in
             try openInspection(inspector, settings: settings, sink: sink, trace: trace)
         }
         playback.played = inspection?.played
@@ -275,19 +277,19 @@ public enum Session {
     }
 
     /// The ALSA device, or silence when the default device is missing.
-    static func openSink(_ settings: Settings) throws(SessionError) -> any AudioSink {
-        let name = settings.device ?? "default"
+    static func openSink(_ live: Settings.Live, rate: SampleRate) throws(SessionError) -> any AudioSink {
+        let name = live.device ?? "default"
         // Without --latency the device chooses: a sound server needs more than a card.
-        let sizes = settings.latency?.frames(at: settings.rate)
+        let sizes = live.latency?.frames(at: rate)
         do {
-            return try PCMDevice(name: name, rate: settings.rate, periodFrames: sizes?.period, bufferFrames: sizes?.buffer)
+            return try PCMDevice(name: name, rate: rate, periodFrames: sizes?.period, bufferFrames: sizes?.buffer)
         } catch {
-            if settings.device != nil {
+            if live.device != nil {
                 throw SessionError(.deviceUnavailable, "cannot open audio device '\(name)': \(error.message)")
             }
             StandardError.report("warning: cannot open audio device '\(name)': \(error.message); running without sound")
             // No latency to keep low without a device: larger periods, fewer wakeups.
-            return SilentSink(rate: settings.rate, periodFrames: SilentSink.standardPeriod)
+            return SilentSink(rate: rate, periodFrames: SilentSink.standardPeriod)
         }
     }
 }

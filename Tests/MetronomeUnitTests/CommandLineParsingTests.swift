@@ -35,6 +35,14 @@ import MetronomeTestSupport
         }
     }
 
+    /// An empty sound file name is a bad option (64) like any other, not a bug (70).
+    @Test(arguments: ["--beat-sound", "--bell-sound", "--subdivision-sound", "--polyrhythm-sound"])
+    func anEmptySoundFileNameIsABadOption(option: String) {
+        #expect(throws: CommandFailure(status: 64, message: "\(option) needs a file name")) {
+            _ = try parsedSettings(option, "")
+        }
+    }
+
     /// `--input-latency` is a plain decimal, as every other number of the command
     /// line: no sign, exponent or hexadecimal float (`0x1p4` is not 16 ms).
     @Test(arguments: ["0x1p4", "0x10", "1e1", "+5", "-0", "inf", "nan", "2000.000001"])
@@ -56,12 +64,12 @@ import MetronomeTestSupport
         let directory = TemporaryDirectory()
         let missing = directory.file("no-such-map.txt")
         let command = try MetronomeCommand.parse(["--tempo-map", missing])
-        #expect(throws: SessionError.self) { try command.settings() }
-        do { _ = try command.settings() } catch { #expect(CommandFailure.from(error)?.status == SysExit.noInput.rawValue) }
+        #expect(throws: SessionError.self) { try command.makeRun() }
+        do { _ = try command.makeRun() } catch { #expect(CommandFailure.from(error)?.status == SysExit.noInput.rawValue) }
         // The same map read by the run: its bars in the plan.
         let map = directory.file("map.txt")
         try "2 3/4 100\n1 4/4 120\n".write(toFile: map, atomically: true, encoding: .utf8)
-        let settings = try MetronomeCommand.parse(["--tempo-map", map]).settings()
+        let settings = try parsedSettings("--tempo-map", map)
         guard case .map(let read, first: 0, loops: false) = settings.plan else {
             Issue.record("no map in \(String(describing: settings.plan))")
             return
