@@ -1,4 +1,3 @@
-import MetronomeTiming
 import MetronomeSession
 
 /// A level from 0 to 1 as typed (`--volume 0.5`), to the millionth.
@@ -7,9 +6,7 @@ struct Level: Sendable, Equatable {
 
     /// `what` names the option in the message ("volume", "subdivision volume").
     init(parsing text: String, what: String) throws(SessionError) {
-        guard let micro = ExactDecimal.parse(text, places: 6, in: 0...1_000_000) else {
-            throw .badRequest("\(what) '\(text)' is not allowed: use a number from 0 to 1, e.g. 0.5")
-        }
+        let micro = try plainDecimal(text, places: 6, in: 0...1_000_000, or: "\(what) '\(text)' is not allowed: use a number from 0 to 1, e.g. 0.5")
         value = Float(micro) / 1_000_000
     }
 }

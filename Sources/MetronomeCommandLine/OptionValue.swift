@@ -3,6 +3,7 @@ import MetronomeTiming
 import MetronomeAudio
 import MetronomeRender
 import MetronomePendulum
+import MetronomeSession
 
 /// An option's value that reads itself from the text typed: a bad one is
 /// thrown as its layer's own one-line error (`TimingError`, `SessionError`).
@@ -29,6 +30,13 @@ struct OptionValue<Value: OptionParsable>: ExpressibleByArgument, Sendable {
 
     /// The value, or the error its type refused the text with.
     func value() throws -> Value { try parsed.get() }
+}
+
+/// `text` read as a plain decimal (`ExactDecimal`: no sign, exponent or
+/// hexadecimal) in units of `10^-places`, within `range`; else refused with `message`.
+func plainDecimal(_ text: String, places: Int, in range: ClosedRange<Int64>, or message: @autoclosure () -> String) throws(SessionError) -> Int64 {
+    guard let value = ExactDecimal.parse(text, places: places, in: range) else { throw .badRequest(message()) }
+    return value
 }
 
 /// Any option's value, whatever its type: for checking a group of them in order.

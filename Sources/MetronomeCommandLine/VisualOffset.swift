@@ -9,9 +9,8 @@ struct VisualOffset: OptionParsable, Equatable {
     init(parsing text: String) throws(SessionError) {
         let trimmed = text.trimmingSpaces
         let negative = trimmed.hasPrefix("-")
-        guard let micro = ExactDecimal.parse(String(trimmed.dropFirst(negative ? 1 : 0)), places: 3, in: 0...2_000_000) else {
-            throw .badRequest("visual offset '\(text)' is not allowed: use milliseconds from -2000 to 2000, e.g. 40")
-        }
+        let micro = try plainDecimal(String(trimmed.dropFirst(negative ? 1 : 0)), places: 3, in: 0...2_000_000,
+                                     or: "visual offset '\(text)' is not allowed: use milliseconds from -2000 to 2000, e.g. 40")
         microseconds = negative ? -micro : micro
     }
 }
