@@ -1,8 +1,5 @@
 import ArgumentParser
-import Glibc
-import MetronomeTiming
 import MetronomeAudio
-import MetronomeRender
 import MetronomeTerminal
 import MetronomeSession
 

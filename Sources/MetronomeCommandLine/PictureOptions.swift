@@ -1,5 +1,4 @@
 import ArgumentParser
-import MetronomeTiming
 import MetronomePendulum
 import MetronomeSession
 
