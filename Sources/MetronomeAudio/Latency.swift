@@ -8,7 +8,7 @@ public struct Latency: Sendable, Equatable {
 
     public init(parsing text: String) throws(TimingError) {
         guard let micro = ExactDecimal.parse(text, places: 3, in: 1_000...2_000_000) else {
-            throw .badValue("latency '\(text)' is not allowed: use milliseconds from 1 to 2000, e.g. 20")
+            throw .invalid("latency '\(text)' is not allowed: use milliseconds from 1 to 2000, e.g. 20")
         }
         microseconds = micro
     }

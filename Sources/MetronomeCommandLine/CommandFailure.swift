@@ -5,7 +5,8 @@ import MetronomeRender
 import MetronomeSession
 
 /// Every way the command can fail, as the user sees it: one line and a
-/// sysexits status. The one place errors become exit codes.
+/// sysexits status. The one place errors become exit codes: the layers
+/// below throw what happened, and `status(of:)` is the table.
 public struct CommandFailure: Error, Equatable, Sendable {
     public let status: Int32
     public let message: String
@@ -22,37 +23,53 @@ public struct CommandFailure: Error, Equatable, Sendable {
         if exit == .success { return nil }
         // The whole message, not its first line: a value holding a newline is shown escaped, not cut.
         let message = MetronomeCommand.message(for: error)
-        if let own = OptionValue.rejection(behind: message) { return own }
         let line = message.isEmpty ? "invalid arguments" : message
         return CommandFailure(status: exit.rawValue == 1 ? SysExit.software.rawValue : exit.rawValue,
                               message: line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line)
     }
 
+    /// The status a run that did not fail ends with: 0, or 128 + N after signal N, as a shell reports it.
+    static func status(of outcome: RunOutcome) -> Int32 {
+        switch outcome {
+        case .finished: 0
+        case .stoppedBy(let signal): 128 + signal
+        }
+    }
+
     /// The failure each layer's error stands for; nil for an error from no layer of ours.
+    /// The table: each layer's kind of failure and the status it ends the run with.
     static func ofLayers(_ error: any Error) -> CommandFailure? {
-        let exit: SysExit, message: String
+        let exit: SysExit
         switch error {
-        case let error as MetronomeError:
-            (exit, message) = (error.exit, error.message)
+        case let error as SessionError:
+            exit = switch error.kind {
+            case .badRequest: .usage
+            case .unreadable: .noInput
+            case .deviceUnavailable, .linkUnavailable, .cannotListen, .calibrationFailed: .unavailable
+            case .cannotCreate: .cannotCreate
+            case .deviceFailed, .writeFailed: .ioError
+            }
         case let error as TimingError:
-            (exit, message) = (error.kind == .badValue ? .usage : .dataError, error.message)
+            exit = switch error.kind {
+            case .invalid: .usage
+            case .malformed: .dataError
+            }
         case let error as SoundError:
-            switch error.kind {
-            case .unreadable: exit = .noInput
-            case .unwritable: exit = .cannotCreate
-            case .failed: exit = .software
+            exit = switch error.kind {
+            case .unreadable: .noInput
+            case .unwritable: .cannotCreate
+            case .failed: .software
             }
-            message = error.message
         case let error as RenderError:
-            switch error.kind {
-            case .badRequest: exit = .usage
-            case .cannotCreate: exit = .cannotCreate
-            case .writeFailed: exit = .ioError
+            exit = switch error.kind {
+            case .badRequest: .usage
+            case .cannotCreate: .cannotCreate
+            case .writeFailed: .ioError
             }
-            message = error.message
         default:
             return nil
         }
-        return CommandFailure(status: exit.rawValue, message: message)
+        // Each layer's error (a `LayerError`) describes itself by its one line.
+        return CommandFailure(status: exit.rawValue, message: "\(error)")
     }
 }

@@ -11,7 +11,6 @@ struct DeviceOptions: ParsableArguments {
     var listDevices = false
 
     @Option(name: .long, parsing: .unconditional,
-            help: ArgumentHelp("Output latency in ms, the ALSA buffer (e.g. --latency 20). Default: what the device holds: 1024-frame periods, four of them, on a sound server (pipewire, pulse, jack); two 256-frame periods on a card.", valueName: "ms"),
-            transform: OptionValue.parsed { text throws(TimingError) in try Latency(parsing: text) })
-    var latency: Latency?
+            help: ArgumentHelp("Output latency in ms, the ALSA buffer (e.g. --latency 20). Default: what the device holds: 1024-frame periods, four of them, on a sound server (pipewire, pulse, jack); two 256-frame periods on a card.", valueName: "ms"))
+    var latency: OptionValue<Latency>?
 }

@@ -10,7 +10,7 @@ struct LinkOptions: ParsableArguments {
     var linkStartStop = false
 
     /// The session these options ask for, checked against the options it does not mix with.
-    func settings(practice: PracticeOptions, output: OutputOptions, setlist: SetlistOptions) throws(MetronomeError) -> LinkSettings? {
+    func settings(practice: PracticeOptions, output: OutputOptions, setlist: SetlistOptions) throws(SessionError) -> LinkSettings? {
         guard link || linkStartStop else { return nil }
         let refused: [(String, Bool)] = [
             ("--output", output.output != nil), ("--bars", output.bars != nil), ("--tempo-map", practice.tempoMap != nil), ("--setlist", setlist.setlist != nil),
@@ -19,7 +19,7 @@ struct LinkOptions: ParsableArguments {
             ("--subdivide", practice.subdivide != nil), ("--swing", practice.swing != nil), ("--polyrhythm", practice.polyrhythm != nil),
         ]
         if let (option, _) = refused.first(where: { $0.1 }) {
-            throw .usage("\(option) does not mix with --link: the session's beats lead; play without --link for \(option)")
+            throw .badRequest("\(option) does not mix with --link: the session's beats lead; play without --link for \(option)")
         }
         return LinkSettings(startStopSync: linkStartStop)
     }

@@ -1,13 +1,12 @@
 import ArgumentParser
-import Glibc
-import MetronomeTiming
 import MetronomeAudio
-import MetronomeRender
+import MetronomeTerminal
 import MetronomeSession
 
 /// `metronome`: the command line, read top to bottom. Every option's value
-/// is parsed by its own type as the line is read; `validate` checks which
-/// options go together; `run` reads the files once and plays or renders.
+/// is parsed by its own type as the line is read; `run` builds the run once
+/// (`makeRun`: which options go together, then the files read) and plays,
+/// renders or lists the devices.
 public struct MetronomeCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "metronome",
@@ -69,142 +68,22 @@ public struct MetronomeCommand: ParsableCommand {
     @OptionGroup(title: "Listening back")
     var inspector: InspectorOptions
 
-    @Flag(name: .long, help: "When stdout is not a terminal, print a line per click instead of per bar.")
-    var verbose = false
-
-    @Flag(name: .long, help: "Print nothing on stdout: no pendulum and no lines.")
-    var quiet = false
+    /// `--verbose` or `--quiet`, each as often as given: one of them a run.
+    @Flag var verbosity: [VerbosityFlag] = []
 
     public init() {}
 
-    public mutating func validate() throws {
-        do {
-            _ = try settingsWithoutFiles()
-        } catch {
-            throw OptionValue.refuse(error)
-        }
-    }
-
     public func run() throws {
-        if device.listDevices {
+        switch try makeRun() {
+        case .listDevices:
             for device in PlaybackDevice.all() { print(device.line) }
-            return
+        case .session(let settings):
+            let outcome = try Session.run(settings)
+            // Stopped by a signal and cleaned up: die of it, so a shell loop stops too
+            // (this returns only for a signal that does not kill).
+            if case .stoppedBy(let signal) = outcome { TerminationSignals.end(by: signal) }
+            let status = CommandFailure.status(of: outcome)
+            if status != 0 { throw ExitCode(status) }
         }
-        let status = try Session.run(try settings())
-        if status != 0 { throw ExitCode(status) }
-    }
-
-    /// Everything the run needs, the tempo map read once.
-    public func settings() throws -> Settings {
-        var settings = try settingsWithoutFiles()
-        if let read = try setlist.read() {
-            let songs = read.songs
-            // Every song's file is read too: nothing written may be one of them.
-            try Settings.checkOutputsAreNotInputs(outputs: settings.outputs, inputs: read.files.map { ("--setlist's song '\($0.song)' names", $0.path) })
-            // Rhythm options that count beats of a bar are checked against the shortest bar of any song.
-            var meters: [Meter] = []
-            for song in songs.songs {
-                switch song.source {
-                case .trainer(_, _, _, _, let meter): meters.append(meter)
-                case .map(let map, _, _): meters += map.entries.map(\.meter)
-                }
-            }
-            let rhythmMeter = meters.min { $0.beatsPerBar < $1.beatsPerBar } ?? settings.meter
-            settings.rhythm = try practice.rhythm(meter: rhythmMeter, subdivisionSound: sound.subdivisionSound,
-                                                  polyrhythmSound: sound.polyrhythmSound)
-            settings.songs = songs
-            settings.plan = songs.songs[songs.current].source
-            return settings
-        }
-        // Without a map the options alone made the rhythm and the plan.
-        guard let map = try practice.readMap() else { return settings }
-        // Rhythm options that count beats of a bar are checked against the map's shortest bar.
-        let rhythmMeter = map.entries.map(\.meter).min { $0.beatsPerBar < $1.beatsPerBar } ?? settings.meter
-        settings.rhythm = try practice.rhythm(meter: rhythmMeter, subdivisionSound: sound.subdivisionSound,
-                                              polyrhythmSound: sound.polyrhythmSound)
-        settings.plan = try practice.source(map: map, tempo: settings.tempo, meter: settings.meter)
-        return settings
-    }
-
-    /// The settings as far as the options alone say, with every check that reads no file.
-    func settingsWithoutFiles() throws -> Settings {
-        var settings = Settings()
-        if let bpm = tempo.bpm { settings.tempo = bpm }
-        if let meter = tempo.meter { settings.meter = meter }
-        try practice.validate(bpm: tempo.bpm, meter: tempo.meter)
-        try setlist.validate(tempoMap: practice.tempoMap, bpm: tempo.bpm, meter: tempo.meter,
-                             trainer: practice.step != nil || practice.until != nil, startAt: practice.startAt, loop: practice.loop)
-        if practice.tempoMap == nil, setlist.setlist == nil {
-            // Without a map the rhythm depends on the options alone: check it now.
-            settings.rhythm = try practice.rhythm(meter: settings.meter, subdivisionSound: sound.subdivisionSound,
-                                                  polyrhythmSound: sound.polyrhythmSound)
-            settings.plan = try practice.source(map: nil, tempo: settings.tempo, meter: settings.meter)
-        }
-        try sound.validate()
-        settings.subdivisionSound = sound.subdivisionSound
-        settings.polyrhythmSound = sound.polyrhythmSound
-        settings.beatSound = sound.beatSound
-        settings.bellSound = sound.bellSound
-        if let rate = sound.rate { settings.rate = rate }
-        if let volume = sound.volume { settings.volume = volume.value }
-        switch (output.bars, output.duration) {
-        case (.some, .some):
-            throw MetronomeError.usage("--bars and --duration both set the length: give one of them")
-        case (.some(let bars), nil):
-            settings.length = bars
-        case (nil, .some(let duration)):
-            guard duration.value.frames(at: settings.rate) > 0 else {
-                throw MetronomeError.usage("duration '\(duration.text)' is shorter than one frame at \(settings.rate.framesPerSecond) Hz: use e.g. 1s")
-            }
-            settings.length = .playtime(duration.value)
-        case (nil, nil):
-            break
-        }
-        if let path = output.output {
-            guard !path.isEmpty else { throw MetronomeError.usage("output file name is empty") }
-            settings.outputFormat = try OutputFormat(path: path, sampleFormat: output.format ?? .pcm16)
-            // A map that does not loop ends by itself.
-            // A map that does not loop ends by itself (a setlist's song may be one: its render says).
-            guard settings.length != .endless || (practice.tempoMap != nil && !practice.loop) || setlist.setlist != nil else {
-                throw MetronomeError.usage("--output '\(path)' needs a length: add --bars N or --duration T, e.g. --bars 16")
-            }
-            guard device.device == nil, device.latency == nil else {
-                throw MetronomeError.usage("--device and --latency are for live playback; --output renders a file")
-            }
-        } else if output.format != nil {
-            throw MetronomeError.usage("--format applies to --output files only")
-        }
-        settings.output = output.output
-        if let name = device.device {
-            guard !name.isEmpty else { throw MetronomeError.usage("device name is empty: use e.g. default or hw:0") }
-            settings.device = name
-        }
-        settings.latency = device.latency
-        picture.apply(to: &settings)
-        if let trace = output.trace {
-            guard !trace.isEmpty else { throw MetronomeError.usage("--trace needs a file name") }
-            settings.trace = trace
-        }
-        settings.force = output.force
-        settings.link = try link.settings(practice: practice, output: output, setlist: setlist)
-        settings.inspector = try inspector.settings(output: output.output, link: settings.link != nil)
-        if settings.inspector?.mode == .calibrate, settings.length == .endless { settings.length = .bars(4) }
-        if output.force, settings.outputs.allSatisfy({ $0.1 == nil }) {
-            throw MetronomeError.usage("--force applies to --output, --trace and --report files only")
-        }
-        let options = [("--tempo-map", practice.tempoMap), ("--setlist", setlist.setlist), ("--beat-sound", sound.beatSound),
-                       ("--bell-sound", sound.bellSound), ("--subdivision-sound", sound.subdivisionSound),
-                       ("--polyrhythm-sound", sound.polyrhythmSound)]
-        // A sound not given is read from the built-in ones.
-        let builtIn = [("beat", sound.beatSound, "beat.wav"), ("bell", sound.bellSound, "bell.wav"),
-                       ("subdivision", sound.subdivisionSound, "sub.wav"), ("second voice", sound.polyrhythmSound, "poly.wav")]
-            .map { kind, given, name in ("of the built-in \(kind) sound", given == nil ? try? SoundLibrary.builtIn(name) : nil) }
-        // The listener reads the round trips --calibrate saved (and --calibrate writes them).
-        let roundTrips = settings.inspector == nil ? nil : RoundTripStore()?.path
-        try Settings.checkOutputsAreNotInputs(outputs: settings.outputs,
-                                              inputs: options.map { ("\($0) names", $1) } + builtIn + [("--calibrate saves round trips in", roundTrips)])
-        if verbose && quiet { throw MetronomeError.usage("--verbose and --quiet contradict each other: give one") }
-        settings.verbosity = verbose ? .verbose : quiet ? .quiet : .normal
-        return settings
     }
 }

@@ -1,51 +1,71 @@
 import ArgumentParser
-import Synchronization
+import MetronomeTiming
+import MetronomeAudio
 import MetronomeRender
 import MetronomePendulum
+import MetronomeSession
 
-/// Typed option values: each option's text is parsed by its own type as
-/// swift-argument-parser reads it, once, and a bad value is that type's own
-/// one-line `MetronomeError`.
+/// An option's value that reads itself from the text typed: a bad one is
+/// thrown as its layer's own one-line error (`TimingError`, `SessionError`).
+protocol OptionParsable: Sendable {
+    init(parsing text: String) throws
+}
+
+/// An option's text, read by its value's own type as swift-argument-parser
+/// reads the line: the value, or the error its type refused the text with.
 ///
-/// The parser wraps a transform's error in its own sentence ("The value 'x'
-/// is invalid for '--bpm <bpm>': …"); the error is kept here as well, so
-/// `CommandFailure` reports it as the type said it, with its exit status.
-/// The last few are kept, not one: parses may run side by side (the tests do),
-/// and each message quotes its value, so the one behind a sentence is found.
-enum OptionValue {
-    private static let rejected = Mutex<[CommandFailure]>([])
+/// Reading never fails here: the parser would put a thrown error into a
+/// sentence of its own ("The value 'x' is invalid for '--bpm <bpm>': …").
+/// The refusal is thrown as it is, our one line and its status
+/// (`CommandFailure`), when the run is built and asks for the value.
+struct OptionValue<Value: OptionParsable>: ExpressibleByArgument, Sendable {
+    /// What was typed, for messages that quote the user.
+    let text: String
+    private let parsed: Result<Value, any Error>
 
-    private static func remember(_ error: any Error) {
-        guard let failure = CommandFailure.ofLayers(error) else { return }
-        rejected.withLock { kept in
-            if kept.count >= 64 { kept.removeFirst() }
-            kept.append(failure)
-        }
+    init(argument: String) {
+        text = argument
+        parsed = Result { try Value(parsing: argument) }
     }
 
-    /// A transform for `@Option(transform:)`: parses with `parse`, remembering a rejection.
-    static func parsed<Value, Failure: Error>(_ parse: @escaping @Sendable (String) throws(Failure) -> Value) -> @Sendable (String) throws -> Value {
-        { text in
-            do throws(Failure) {
-                return try parse(text)
-            } catch {
-                remember(error)
-                throw error
-            }
-        }
-    }
+    /// The value, or the error its type refused the text with.
+    func value() throws -> Value { try parsed.get() }
+}
 
-    /// A refusal from `validate`: kept as the rejection and handed to the parser as its own kind of error.
-    static func refuse(_ error: any Error) -> any Error {
-        guard let failure = CommandFailure.ofLayers(error) else { return error }
-        remember(error)
-        return ValidationError(failure.message)
-    }
+/// `text` read as a plain decimal (`ExactDecimal`: no sign, exponent or
+/// hexadecimal) in units of `10^-places`, within `range`; else refused with `message`.
+func plainDecimal(_ text: String, places: Int, in range: ClosedRange<Int64>, or message: @autoclosure () -> String) throws(SessionError) -> Int64 {
+    guard let value = ExactDecimal.parse(text, places: places, in: range) else { throw .badRequest(message()) }
+    return value
+}
 
-    /// The rejection behind a parser error, if a value's own type refused it.
-    static func rejection(behind message: String) -> CommandFailure? {
-        rejected.withLock { kept in kept.last { message.contains($0.message) } }
-    }
+/// Any option's value, whatever its type: for checking a group of them in order.
+protocol CheckedOption {
+    /// Throws the error the value's type refused its text with, if it did.
+    func check() throws
+}
+
+extension OptionValue: CheckedOption {
+    func check() throws { _ = try parsed.get() }
+}
+
+// The values the layers below read themselves.
+extension Tempo: OptionParsable {}
+extension Meter: OptionParsable {}
+extension SampleRate: OptionParsable {}
+extension Playtime: OptionParsable {}
+extension Latency: OptionParsable {}
+extension BeatPattern.Written: OptionParsable {}
+extension Subdivision.Clicks: OptionParsable {}
+extension Subdivision.Swing: OptionParsable {}
+extension Polyrhythm.Written: OptionParsable {}
+extension BeatMuting.Gap: OptionParsable {}
+extension BeatMuting.RandomMute: OptionParsable {}
+extension BeatMuting.Seed: OptionParsable {}
+
+/// `--bars N`: a length of whole bars.
+extension TrackLength: OptionParsable {
+    init(parsing text: String) throws(TimingError) { self = try .parsingBars(text) }
 }
 
 // The fixed choices list their values in help and completions.

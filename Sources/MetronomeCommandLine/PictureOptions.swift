@@ -1,5 +1,4 @@
 import ArgumentParser
-import MetronomeTiming
 import MetronomePendulum
 import MetronomeSession
 
@@ -9,14 +8,8 @@ struct PictureOptions: ParsableArguments {
     var noPendulum = false
 
     @Option(name: .long, parsing: .unconditional,
-            help: ArgumentHelp("How far the pendulum swings each way, 1 to 90 degrees (e.g. --angle 20). Default 30.", valueName: "degrees"),
-            transform: OptionValue.parsed { text throws(MetronomeError) in
-                guard let milli = ExactDecimal.parse(text, places: 3, in: 1_000...90_000) else {
-                    throw .usage("angle '\(text)' is not allowed: use degrees from 1 to 90, e.g. 30")
-                }
-                return Double(milli) / 1000
-            })
-    var angle: Double?
+            help: ArgumentHelp("How far the pendulum swings each way, 1 to 90 degrees (e.g. --angle 20). Default 30.", valueName: "degrees"))
+    var angle: OptionValue<SwingAngle>?
 
     @Option(name: .long, help: ArgumentHelp("The pendulum's motion between clicks. Default ease-in-out.", valueName: "curve"))
     var easing: Easing?
@@ -28,35 +21,19 @@ struct PictureOptions: ParsableArguments {
     var style: PictureStyle?
 
     @Option(name: .long, parsing: .unconditional,
-            help: ArgumentHelp("Show the picture this many ms later than the sound (negative: earlier), for Bluetooth or slow displays (e.g. --visual-offset 40).", valueName: "ms"),
-            transform: OptionValue.parsed { text throws(MetronomeError) in
-                let trimmed = text.trimmingSpaces
-                let negative = trimmed.hasPrefix("-")
-                guard let micro = ExactDecimal.parse(String(trimmed.dropFirst(negative ? 1 : 0)), places: 3, in: 0...2_000_000) else {
-                    throw .usage("visual offset '\(text)' is not allowed: use milliseconds from -2000 to 2000, e.g. 40")
-                }
-                return negative ? -micro : micro
-            })
-    var visualOffset: Int64?
+            help: ArgumentHelp("Show the picture this many ms later than the sound (negative: earlier), for Bluetooth or slow displays (e.g. --visual-offset 40).", valueName: "ms"))
+    var visualOffset: OptionValue<VisualOffset>?
 
     @Option(name: .long, parsing: .unconditional,
-            help: ArgumentHelp("Pictures drawn per second, 1 to 240 (e.g. --fps 30). Default 60.", valueName: "n"),
-            transform: OptionValue.parsed { text throws(MetronomeError) in
-                guard let value = Int(text.trimmingSpaces), (1...240).contains(value) else {
-                    throw .usage("fps '\(text)' is not allowed: use a whole number from 1 to 240, e.g. 60")
-                }
-                return value
-            })
-    var fps: Int?
+            help: ArgumentHelp("Pictures drawn per second, 1 to 240 (e.g. --fps 30). Default 60.", valueName: "n"))
+    var fps: OptionValue<PictureRate>?
 
-    /// Puts the picture's settings in `settings`.
-    func apply(to settings: inout Settings) {
-        settings.pendulum = !noPendulum
-        if let angle { settings.swingAngle = angle }
-        if let easing { settings.easing = easing }
-        if let clickAt { settings.clickAt = clickAt }
-        if let style { settings.style = style }
-        if let visualOffset { settings.visualOffsetMicroseconds = visualOffset }
-        if let fps { settings.framesPerSecond = fps }
+    /// The picture these options ask for, the rest as by default.
+    func settings() throws -> Settings.Picture {
+        let standard = Settings.Picture()
+        return Settings.Picture(pendulum: !noPendulum, swingAngle: try angle?.value().degrees ?? standard.swingAngle,
+                                easing: easing ?? standard.easing, clickAt: clickAt ?? standard.clickAt, style: style ?? standard.style,
+                                visualOffsetMicroseconds: try visualOffset?.value().microseconds ?? standard.visualOffsetMicroseconds,
+                                framesPerSecond: try fps?.value().framesPerSecond ?? standard.framesPerSecond)
     }
 }

@@ -9,43 +9,40 @@ import MetronomeSession
 /// the speed trainer or a tempo map.
 struct PracticeOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("One character a beat: X bell, x beat, . silent; as long as the bar (e.g. --pattern X.xx).", valueName: "pattern"))
-    var pattern: String?
+    var pattern: OptionValue<BeatPattern.Written>?
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Clicks a beat, 2 to 9: the ones between beats play a softer tick (e.g. --subdivide 3).", valueName: "n"))
-    var subdivide: String?
+    var subdivide: OptionValue<Subdivision.Clicks>?
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Swing: the second of two clicks a beat falls at this share of the beat, 0.5 to 0.75 (e.g. --swing 0.667).", valueName: "ratio"))
-    var swing: String?
+    var swing: OptionValue<Subdivision.Swing>?
 
     @Option(name: .long, parsing: .unconditional,
-            help: ArgumentHelp("Level of the clicks between beats, 0 to 1. Default 1.", valueName: "0..1"),
-            transform: OptionValue.parsed { text throws(MetronomeError) in try Level(parsing: text, what: "subdivision volume") })
-    var subdivisionVolume: Level?
+            help: ArgumentHelp("Level of the clicks between beats, 0 to 1. Default 1.", valueName: "0..1"))
+    var subdivisionVolume: OptionValue<SubdivisionVolume>?
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("A second voice of A clicks against every B beats, from each bar start (e.g. --polyrhythm 3:2).", valueName: "a:b"))
-    var polyrhythm: String?
+    var polyrhythm: OptionValue<Polyrhythm.Written>?
 
     @Option(name: .long, parsing: .unconditional,
-            help: ArgumentHelp("Bars of count-in before bar 1, played 6 dB softer (e.g. --count-in 1).", valueName: "n"),
-            transform: OptionValue.parsed { text throws(MetronomeError) in try CountIn(parsing: text) })
-    var countIn: CountIn?
+            help: ArgumentHelp("Bars of count-in before bar 1, played 6 dB softer (e.g. --count-in 1).", valueName: "n"))
+    var countIn: OptionValue<CountIn>?
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Gap trainer: play P bars, then mute M bars, over and over (e.g. --gap 3:1).", valueName: "p:m"))
-    var gap: String?
+    var gap: OptionValue<BeatMuting.Gap>?
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Mute this percentage of beats at random (e.g. --random-mute 20).", valueName: "pct"))
-    var randomMute: String?
+    var randomMute: OptionValue<BeatMuting.RandomMute>?
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seed for --random-mute: the same seed mutes the same beats.", valueName: "n"))
-    var seed: String?
+    var seed: OptionValue<BeatMuting.Seed>?
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Speed trainer: every M bars move the tempo S bpm (negative slows down); needs --until (e.g. --step 5/4).", valueName: "s/m"))
-    var step: String?
+    var step: OptionValue<TrainerStep>?
 
     @Option(name: .long, parsing: .unconditional,
-            help: ArgumentHelp("Speed trainer: the tempo to stop at, then keep (e.g. --until 140).", valueName: "bpm"),
-            transform: OptionValue.parsed { text throws(TimingError) in try Tempo(parsing: text) })
-    var until: Tempo?
+            help: ArgumentHelp("Speed trainer: the tempo to stop at, then keep (e.g. --until 140).", valueName: "bpm"))
+    var until: OptionValue<Tempo>?
 
     @Option(name: .long, help: ArgumentHelp("Play a klick tempo map: lines of '[label:] bars [n/d] tempo[-tempo2|,t2,...] [pattern] [volume]', tempo in quarter notes a minute; or a MIDI file's tempo map (a DAW's export: its tempo and time signatures, its markers as labels).", valueName: "file"), completion: .file())
     var tempoMap: String?
@@ -57,31 +54,31 @@ struct PracticeOptions: ParsableArguments {
     var loop = false
 
     /// The checks that need no file: which options go together.
-    func validate(bpm: Tempo?, meter: Meter?) throws {
+    func check(bpm: Tempo?, meter: Meter?) throws {
         if let tempoMap {
-            guard !tempoMap.isEmpty else { throw MetronomeError.usage("--tempo-map needs a file name") }
+            guard !tempoMap.isEmpty else { throw SessionError.badRequest("--tempo-map needs a file name") }
             guard bpm == nil, meter == nil, pattern == nil, step == nil, until == nil else {
-                throw MetronomeError.usage("--tempo-map sets the tempo, meter and pattern of every bar: drop --bpm, --meter, --pattern, --step and --until")
+                throw SessionError.badRequest("--tempo-map sets the tempo, meter and pattern of every bar: drop --bpm, --meter, --pattern, --step and --until")
             }
         } else if startAt != nil || loop {
-            throw MetronomeError.usage("--start-at and --loop are for a --tempo-map")
+            throw SessionError.badRequest("--start-at and --loop are for a --tempo-map")
         }
-        if seed != nil, randomMute == nil { throw MetronomeError.usage("--seed chooses the beats --random-mute mutes: give --random-mute PCT too") }
+        if seed != nil, randomMute == nil { throw SessionError.badRequest("--seed chooses the beats --random-mute mutes: give --random-mute PCT too") }
     }
 
     /// The rhythm these options make in bars of `meter`.
     func rhythm(meter: Meter, subdivisionSound: String?, polyrhythmSound: String?) throws -> Rhythm {
         var rhythm = Rhythm()
-        if let pattern { rhythm.pattern = try BeatPattern(parsing: pattern, beatsPerBar: meter.beatsPerBar) }
-        rhythm.subdivision = try Subdivision(parsingClicks: subdivide, swing: swing)
-        if let subdivisionVolume { rhythm.subdivisionLevel = subdivisionVolume.value }
+        if let pattern { rhythm.pattern = try pattern.value().fitted(beatsPerBar: meter.beatsPerBar) }
+        rhythm.subdivision = try Subdivision(clicks: subdivide?.value(), swing: swing?.value())
+        if let subdivisionVolume { rhythm.subdivisionLevel = try subdivisionVolume.value().level.value }
         if rhythm.subdivision.clicksPerBeat == 1, subdivisionVolume != nil || subdivisionSound != nil {
-            throw MetronomeError.usage("--subdivision-volume and --subdivision-sound need --subdivide N")
+            throw SessionError.badRequest("--subdivision-volume and --subdivision-sound need --subdivide N")
         }
-        if let polyrhythm { rhythm.polyrhythm = try Polyrhythm(parsing: polyrhythm, beatsPerBar: meter.beatsPerBar) }
-        if rhythm.polyrhythm == nil, polyrhythmSound != nil { throw MetronomeError.usage("--polyrhythm-sound needs --polyrhythm A:B") }
-        if let countIn { rhythm.countInBars = countIn.bars }
-        rhythm.muting = try BeatMuting(gap: gap, randomMute: randomMute, seed: seed)
+        if let polyrhythm { rhythm.polyrhythm = try polyrhythm.value().fitted(beatsPerBar: meter.beatsPerBar) }
+        if rhythm.polyrhythm == nil, polyrhythmSound != nil { throw SessionError.badRequest("--polyrhythm-sound needs --polyrhythm A:B") }
+        if let countIn { rhythm.countInBars = try countIn.value().bars }
+        rhythm.muting = try BeatMuting(gap: gap?.value(), randomMute: randomMute?.value(), seed: seed?.value())
         return rhythm
     }
 
@@ -93,7 +90,7 @@ struct PracticeOptions: ParsableArguments {
         do {
             bytes = try FileContents.read(path, whileWaiting: TerminationSignals.endIfAStopIsPending)
         } catch {
-            throw MetronomeError(.noInput, "cannot read tempo map '\(path)': \(error.message)")
+            throw SessionError(.unreadable, "cannot read tempo map '\(path)': \(error.message)")
         }
         // A MIDI file is known by its first bytes, whatever its name.
         if MIDIFile.isMIDIFile(bytes, name: path) { return try TempoMap(midi: try MIDIFile(parsing: bytes, name: path), name: path) }
@@ -112,7 +109,7 @@ struct PracticeOptions: ParsableArguments {
                     let known = labels.isEmpty ? "it has no labels"
                         : labels.count <= 5 ? "its labels are " + shown
                         : "its labels are \(shown) and \(labels.count - 5) more"
-                    throw MetronomeError.usage("--start-at '\(startAt)': no entry of '\(tempoMap)' has that label; \(known)")
+                    throw SessionError.badRequest("--start-at '\(startAt)': no entry of '\(tempoMap)' has that label; \(known)")
                 }
                 first = index
             }
@@ -122,21 +119,15 @@ struct PracticeOptions: ParsableArguments {
         case (nil, nil):
             return nil
         case (.some, nil), (nil, .some):
-            throw MetronomeError.usage("the speed trainer needs both --step S/M and --until T, e.g. --step 5/4 --until 140")
-        case (.some(let step), .some(let target)):
-            let parts = step.trimmingSpaces.split(separator: "/", omittingEmptySubsequences: false)
-            let text = parts.first.map(String.init) ?? ""
-            let negative = text.hasPrefix("-")
-            guard parts.count == 2, let milli = ExactDecimal.parse(String(text.dropFirst(negative ? 1 : (text.hasPrefix("+") ? 1 : 0))),
-                                                                   places: 3, in: 1...999_000),
-                  let bars = Int64(parts[1]), (1...10_000).contains(bars) else {
-                throw MetronomeError.usage("step '\(step)' is not S/M: S bpm (negative slows down) every M bars, e.g. 5/4 or -2.5/8")
+            throw SessionError.badRequest("the speed trainer needs both --step S/M and --until T, e.g. --step 5/4 --until 140")
+        case (.some(let given), .some(let until)):
+            let step = try given.value(), target = try until.value()
+            guard target != tempo else { throw SessionError.badRequest("--until \(target) is the starting tempo: nothing to train") }
+            let slower = step.millibeatsPerMinute < 0
+            guard (target > tempo) != slower else {
+                throw SessionError.badRequest("--step \(given.text) moves away from --until \(target): use a \(slower ? "positive" : "negative") step to go from \(tempo) to \(target)")
             }
-            guard target != tempo else { throw MetronomeError.usage("--until \(target) is the starting tempo: nothing to train") }
-            guard (target > tempo) != negative else {
-                throw MetronomeError.usage("--step \(step) moves away from --until \(target): use a \(negative ? "positive" : "negative") step to go from \(tempo) to \(target)")
-            }
-            return .trainer(start: tempo, step: negative ? -milli : milli, barsPerStep: bars, until: target, meter: meter)
+            return .trainer(start: tempo, step: step.millibeatsPerMinute, barsPerStep: step.bars, until: target, meter: meter)
         }
     }
 }

@@ -14,12 +14,8 @@ extension MetronomeCommand {
             var command = try parseAsRoot()
             try command.run()
             return 0
-        } catch let error as ExitCode {
-            // Stopped by a signal and cleaned up: die of it, so a shell loop stops too.
-            if error.rawValue > 128, TerminationSignals.stopping.contains(error.rawValue - 128) {
-                TerminationSignals.end(by: error.rawValue - 128)
-            }
-            return error.rawValue
+        } catch let code as ExitCode {
+            return code.rawValue
         } catch {
             guard let failure = CommandFailure.from(error) else { exit(withError: error) }
             StandardError.report(failure.message)

@@ -15,14 +15,14 @@ struct SetlistOptions: ParsableArguments {
     var song: String?
 
     /// The checks that need no file: which options go together.
-    func validate(tempoMap: String?, bpm: Tempo?, meter: Meter?, trainer: Bool, startAt: String?, loop: Bool) throws {
+    func check(tempoMap: String?, bpm: Tempo?, meter: Meter?, trainer: Bool, startAt: String?, loop: Bool) throws {
         guard let setlist else {
-            if song != nil { throw MetronomeError.usage("--song picks a song of a --setlist: add --setlist FILE") }
+            if song != nil { throw SessionError.badRequest("--song picks a song of a --setlist: add --setlist FILE") }
             return
         }
-        guard !setlist.isEmpty else { throw MetronomeError.usage("--setlist needs a file name") }
+        guard !setlist.isEmpty else { throw SessionError.badRequest("--setlist needs a file name") }
         guard tempoMap == nil, bpm == nil, meter == nil, !trainer, startAt == nil, !loop else {
-            throw MetronomeError.usage("--setlist sets each song's tempo and meter: drop --tempo-map, --bpm, --meter, --step, --until, --start-at and --loop")
+            throw SessionError.badRequest("--setlist sets each song's tempo and meter: drop --tempo-map, --bpm, --meter, --step, --until, --start-at and --loop")
         }
     }
 
@@ -34,7 +34,7 @@ struct SetlistOptions: ParsableArguments {
         do {
             bytes = try FileContents.read(path, whileWaiting: TerminationSignals.endIfAStopIsPending)
         } catch {
-            throw MetronomeError(.noInput, "cannot read setlist '\(path)': \(error.message)")
+            throw SessionError(.unreadable, "cannot read setlist '\(path)': \(error.message)")
         }
         let list = try Setlist(parsing: bytes, name: path)
         let directory = FilePath(path).removingLastComponent()
@@ -51,7 +51,7 @@ struct SetlistOptions: ParsableArguments {
                 do {
                     contents = try FileContents.read(resolved, whileWaiting: TerminationSignals.endIfAStopIsPending)
                 } catch {
-                    throw MetronomeError(.noInput, "\(path):\(song.line):\(song.column): cannot read '\(resolved)': \(error.message)")
+                    throw SessionError(.unreadable, "\(path):\(song.line):\(song.column): cannot read '\(resolved)': \(error.message)")
                 }
                 let map: TempoMap
                 do {
@@ -70,7 +70,7 @@ struct SetlistOptions: ParsableArguments {
             guard let index = list.index(named: name) else {
                 let names = list.songs.prefix(5).map(\.name).joined(separator: ", ")
                 let more = list.songs.count > 5 ? " and \(list.songs.count - 5) more" : ""
-                throw MetronomeError.usage("--song '\(name)': '\(path)' has no song of that name; its songs are \(names)\(more)")
+                throw SessionError.badRequest("--song '\(name)': '\(path)' has no song of that name; its songs are \(names)\(more)")
             }
             current = index
         }

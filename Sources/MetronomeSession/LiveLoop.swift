@@ -44,8 +44,8 @@ final class LiveLoop {
         self.controller = controller
     }
 
-    /// Runs until playback ends; returns the exit status (128+N after signal N).
-    func run() -> Int32 {
+    /// Runs until playback ends: finished, or stopped by the first signal that asked.
+    func run() -> RunOutcome {
         defer { screen.leave() }
         var shown = settings
         if screen.showsNothing { shown.verbosity = .quiet }
@@ -54,7 +54,7 @@ final class LiveLoop {
         if screen.showsPicture { resize(&view) }
         trace?.begin(tempo: playback.track.schedule.tempo, songs: songs?.list)
 
-        var status: Int32 = 0
+        var outcome = RunOutcome.finished
         inspection?.start()
         playback.start()
         if settings.verbosity == .verbose, !screen.showsPicture, let scheduling = playback.scheduling {
@@ -74,7 +74,7 @@ final class LiveLoop {
                     if screen.suspend(), screen.showsPicture { resize(&view) }
                     view.resume(at: clock.now())
                 default:
-                    if status == 0 { status = TerminationSignals.exitStatus(for: signal) }
+                    if outcome == .finished { outcome = .stoppedBy(signal: signal) }
                     playback.stop()
                 }
             }
@@ -93,7 +93,7 @@ final class LiveLoop {
         let lines = view.finish()
         if !lines.isEmpty { screen.emit(lines) }
         trace?.flush()
-        return status
+        return outcome
     }
 
     /// A frame due at `now`: what the audio thread and the listening thread logged since, handed

@@ -106,15 +106,15 @@ struct LiveView {
         self.printsLines = printsLines
         self.planned = planned
         verbosity = settings.verbosity
-        style = settings.style
+        style = settings.picture.style
         countInBars = settings.rhythm.countInBars
-        visualOffsetFrames = settings.visualOffsetMicroseconds * rate.framesPerSecond / 1_000_000
+        visualOffsetFrames = settings.picture.visualOffsetMicroseconds * rate.framesPerSecond / 1_000_000
         self.latencyTenths = latencyTenths
         self.tracing = tracing
         linked = settings.link != nil
         sharesStartStop = settings.link?.startStopSync ?? false
         // Without a picture the loop only collects keys, signals and lines: 20 times a second will do.
-        framesPerSecond = picture ? settings.framesPerSecond : 20
+        framesPerSecond = picture ? settings.picture.framesPerSecond : 20
         period = 1_000_000_000 / Int64(framesPerSecond)
         self.controller = controller
         hasSongs = settings.songs != nil
@@ -122,8 +122,8 @@ struct LiveView {
         if printsLines, let song { pendingSongs.append((0, song)) }
         heardClock = HeardClock(rate: rate)
         tempoChanges = TempoChanges(after: firstPassage)
-        motion = PendulumMotion(schedule: schedule, amplitude: settings.swingAngle, easing: settings.easing,
-                                clickAt: settings.clickAt)
+        motion = PendulumMotion(schedule: schedule, amplitude: settings.picture.swingAngle, easing: settings.picture.easing,
+                                clickAt: settings.picture.clickAt)
     }
 
     /// The terminal's size (at the start, after a resize): the next frame is drawn whole.

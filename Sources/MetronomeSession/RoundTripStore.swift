@@ -27,15 +27,15 @@ public struct RoundTripStore: Sendable {
     }
 
     /// Saves the pair's round trip: written whole to a temporary file, renamed into place.
-    public func save(_ milliseconds: Double, playback: String, input: String) throws(MetronomeError) {
+    public func save(_ milliseconds: Double, playback: String, input: String) throws(SessionError) {
         for name in [playback, input] where name.contains("\t") || name.contains("\n") {
-            throw MetronomeError(.usage, "device name '\(name)' holds a tab or a line break: its round trip cannot be saved")
+            throw SessionError(.badRequest, "device name '\(name)' holds a tab or a line break: its round trip cannot be saved")
         }
         var lines = entries().filter { !($0.playback == playback && $0.input == input) }.map { "\($0.playback)\t\($0.input)\t\($0.milliseconds)" }
         lines.append("\(playback)\t\(input)\t\(milliseconds)")
         let text = Array((lines.joined(separator: "\n") + "\n").utf8)
-        func fail(_ what: String) -> MetronomeError {
-            MetronomeError(.cannotCreate, "cannot save the round trip in '\(what)': \(Errno(rawValue: errno).description)")
+        func fail(_ what: String) -> SessionError {
+            SessionError(.cannotCreate, "cannot save the round trip in '\(what)': \(Errno(rawValue: errno).description)")
         }
         // The directories up to the file (those that exist are fine).
         var directory = ""
@@ -48,7 +48,7 @@ public struct RoundTripStore: Sendable {
             try file.write(text, naming: path)
             try file.commit(as: path)
         } catch {
-            throw MetronomeError(.cannotCreate, "cannot save the round trip: \(error.message)")
+            throw SessionError(.cannotCreate, "cannot save the round trip: \(error.message)")
         }
     }
 

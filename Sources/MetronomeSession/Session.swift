@@ -9,23 +9,25 @@ import MetronomeListening
 
 /// One run of the metronome: playing live, or rendering a file.
 public enum Session {
-    /// Runs `settings` to the end and returns the exit status; user errors are thrown.
-    public static func run(_ settings: Settings) throws -> Int32 {
+    /// Runs `settings` to the end, or until a signal stops it; what failed is thrown.
+    public static func run(_ settings: Settings) throws -> RunOutcome {
         let signals = TerminationSignals()
-        if let output = settings.output, let format = settings.outputFormat {
+        switch settings.destination {
+        case .file(let output, let format):
             do {
                 if format.container == .midi { return try renderMIDI(settings, to: output, signals: signals) }
                 return try render(settings, to: output, format: format, signals: signals)
             } catch {
                 // A write refused for a signal now pending (EFBIG past `ulimit -f`, with SIGXFSZ): the signal's stop.
-                if let signal = signals.takeStop() { return TerminationSignals.exitStatus(for: signal) }
+                if let signal = signals.takeStop() { return .stoppedBy(signal: signal) }
                 throw error
             }
+        case .live(let live):
+            return try play(settings, live: live, signals: signals)
         }
-        return try play(settings, signals: signals)
     }
 
-    static func render(_ settings: Settings, to output: String, format: OutputFormat, signals: TerminationSignals) throws -> Int32 {
+    static func render(_ settings: Settings, to output: String, format: OutputFormat, signals: TerminationSignals) throws -> RunOutcome {
         let sounds = try loadSounds(settings, rate: settings.rate)
         let (track, feeder, expectedEnd) = makeTrack(settings, sounds: sounds, rate: settings.rate)
         // Only a trace reads the logs (their rings are written through when made: 2.6 MB for nothing otherwise).
@@ -37,10 +39,10 @@ public enum Session {
         var tempoChanges = TempoChanges(after: track.passage)
         // Opened once the output exists: a render that cannot create its file leaves an existing trace alone.
         var trace: Trace?
-        func openTrace() throws(MetronomeError) { trace = try openRenderTrace(settings, track: track) }
+        func openTrace() throws(SessionError) { trace = try openRenderTrace(settings, track: track) }
         // Between blocks and before the file is kept: the clicks and tempo
         // changes of the blocks rendered so far. A trace that cannot be written ends the render.
-        func traceClicks() throws(MetronomeError) {
+        func traceClicks() throws(SessionError) {
             guard let trace, let clickLog, let passageLog else { return }
             while let passage = passageLog.pop() {
                 if let frame = tempoChanges.firstFrame(ofChangeTo: passage) { trace.tempo(passage.tempo, frame: frame) }
@@ -58,20 +60,20 @@ public enum Session {
                     return signals.takeStop()
                 }, created: openTrace)
         } catch FileRenderer.Interruption.signal(let signal) {
-            return TerminationSignals.exitStatus(for: signal)
+            return .stoppedBy(signal: signal)
         }
-        return 0
+        return .finished
     }
 
     /// A render's trace, once its output exists: the first tempo, and the song when a setlist plays.
-    static func openRenderTrace(_ settings: Settings, track: ClickTrack) throws(MetronomeError) -> Trace? {
-        let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path, force: settings.force) }
+    static func openRenderTrace(_ settings: Settings, track: ClickTrack) throws(SessionError) -> Trace? {
+        let trace = try settings.trace.map { path throws(SessionError) in try Trace(path: path, force: settings.force) }
         trace?.begin(tempo: track.schedule.tempo, songs: settings.songs)
         return trace
     }
 
     /// `--output x.mid`: the same track, its clicks as notes and its passages as the file's tempo map.
-    static func renderMIDI(_ settings: Settings, to output: String, signals: TerminationSignals) throws -> Int32 {
+    static func renderMIDI(_ settings: Settings, to output: String, signals: TerminationSignals) throws -> RunOutcome {
         let sounds = try loadSounds(settings, rate: settings.rate)
         let (track, feeder, expectedEnd) = makeTrack(settings, sounds: sounds, rate: settings.rate)
         guard track.endFrame != nil || expectedEnd() != nil else {
@@ -79,8 +81,8 @@ public enum Session {
         }
         var tempoChanges = TempoChanges(after: track.passage)
         var trace: Trace?
-        func openTrace() throws(MetronomeError) { trace = try openRenderTrace(settings, track: track) }
-        func traceClicks(_ clicks: [StartedClick], _ passages: [Passage]) throws(MetronomeError) {
+        func openTrace() throws(SessionError) { trace = try openRenderTrace(settings, track: track) }
+        func traceClicks(_ clicks: [StartedClick], _ passages: [Passage]) throws(SessionError) {
             guard let trace else { return }
             for passage in passages {
                 if let frame = tempoChanges.firstFrame(ofChangeTo: passage) { trace.tempo(passage.tempo, frame: frame) }
@@ -98,18 +100,18 @@ public enum Session {
                     return signals.takeStop()
                 }, created: openTrace)
         } catch FileRenderer.Interruption.signal(let signal) {
-            return TerminationSignals.exitStatus(for: signal)
+            return .stoppedBy(signal: signal)
         }
-        return 0
+        return .finished
     }
 
-    static func play(_ settings: Settings, signals: TerminationSignals) throws -> Int32 {
+    static func play(_ settings: Settings, live: Settings.Live, signals: TerminationSignals) throws -> RunOutcome {
         // Check the sounds before touching the device.
         var sounds = try loadSounds(settings, rate: settings.rate)
         // Its name checked and its file made before the take, not after it.
-        let report = try settings.inspector?.report.map { path throws(RenderError) in try InspectorReport(path: path, force: settings.force) }
+        let report = try live.inspector?.report.map { path throws(RenderError) in try InspectorReport(path: path, force: settings.force) }
         let memoryLocked = RealTimeScheduling.lockMemory()
-        let sink = try openSink(settings)
+        let sink = try openSink(live, rate: settings.rate)
         if sink.rate != settings.rate {
             // Load again at the device's rate: one conversion from the file, not two.
             sounds = try loadSounds(settings, rate: sink.rate)
@@ -129,50 +131,50 @@ public enum Session {
         track.clickLog = clickLog
         let passageLog = LockFreeQueue<Passage>(capacity: 256)
         track.passageLog = passageLog
-        let trace = try settings.trace.map { path throws(MetronomeError) in try Trace(path: path, force: settings.force) }
+        let trace = try settings.trace.map { path throws(SessionError) in try Trace(path: path, force: settings.force) }
         let playback = LivePlayback(track: track, sink: sink)
         // A card's writer wants real time, and so does one in front of PipeWire (whose
         // own threads are real-time, above ours); not in front of JACK or PulseAudio (`SoundServer`).
         playback.asksForRealTime = (sink as? PCMDevice)?.wantsRealTimeWriter ?? false
         playback.memoryLocked = memoryLocked
         // Held to the end of the run: destroying it leaves the session.
-        let link = try settings.link.map { link throws(MetronomeError) in try joinLink(link, settings: settings, sink: sink) }
+        let link = try live.link.map { link throws(SessionError) in try joinLink(link, settings: settings, sink: sink) }
         playback.link = link
         let controller = practiceController(settings, track: track, sounds: sounds, rate: sink.rate)
         // The plan is fed off the UI loop: a stopped terminal never starves the audio.
         let feeding = feeder.map { PlanFeedThread(feeder: $0) }
         feeding?.start()
-        let inspection = try settings.inspector.map { inspector throws(MetronomeError) in
+        let inspection = try live.inspector.map { inspector throws(SessionError) in
             try openInspection(inspector, settings: settings, sink: sink, position: playback.position, trace: trace)
         }
         playback.played = inspection?.played
         // Taken once the run may: a background job stops here until `fg`.
         let terminal = LiveTerminal(signals: signals, picture: settings.pendulum && settings.verbosity != .quiet)
-        let status = LiveLoop(settings: settings, playback: playback, screen: terminal, input: terminal, trace: trace,
-                              clickLog: clickLog, passageLog: passageLog, controller: controller, songs: songs,
-                              inspection: inspection).run()
+        let outcome = LiveLoop(settings: settings, playback: playback, screen: terminal, input: terminal, trace: trace,
+                               clickLog: clickLog, passageLog: passageLog, controller: controller, songs: songs,
+                               inspection: inspection).run()
         feeding?.stop()
-        if let inspection, status == 0 || status == TerminationSignals.exitStatus(for: SIGINT) {
+        if let inspection, outcome == .finished || outcome == .stoppedBy(signal: SIGINT) {
             try conclude(inspection, report: report, settings: settings, sink: sink)
         }
 
         // A device that failed is the one line: the underruns before it were its going.
         if let failure = playback.failure {
-            throw MetronomeError(.ioError, "audio device '\(sink.name)' failed: \(failure.message)")
+            throw SessionError(.deviceFailed, "audio device '\(sink.name)' failed: \(failure.message)")
         }
         if playback.underruns > 0 {
             StandardError.report("\(playback.underruns) underrun\(playback.underruns == 1 ? "" : "s") on '\(sink.name)': the sound dropped out; a larger --latency may help")
         }
-        if status == 0, let error = trace?.error {
+        if outcome == .finished, let error = trace?.error {
             // Refused for a signal now pending (EFBIG past `ulimit -f`, with SIGXFSZ): the signal's stop, as a render's.
-            if let signal = signals.takeStop() { return TerminationSignals.exitStatus(for: signal) }
+            if let signal = signals.takeStop() { return .stoppedBy(signal: signal) }
             throw error
         }
-        return status
+        return outcome
     }
 
     /// The Ableton Link session joined at `--bpm` (kept if alone, the session's adopted if not).
-    static func joinLink(_ link: LinkSettings, settings: Settings, sink: any AudioSink) throws(MetronomeError) -> LinkConductor {
+    static func joinLink(_ link: LinkSettings, settings: Settings, sink: any AudioSink) throws(SessionError) -> LinkConductor {
         let bpm = Double(settings.tempo.millibeatsPerMinute) / 1_000
         // Link keeps tempi within 20 to 999 bpm and clamps the rest.
         let linkRange = 20.0...999.0
@@ -190,7 +192,7 @@ public enum Session {
                                  // Behind a server each stamp is taken after the writer woke, never before.
                                  fit: serverCycleLatency(sink) > 0 ? .earliest : .mean)
         } catch {
-            throw MetronomeError(.unavailable, "cannot join the Ableton Link session: \(error)")
+            throw SessionError(.linkUnavailable, "cannot join the Ableton Link session: \(error)")
         }
     }
 
@@ -274,19 +276,19 @@ public enum Session {
     }
 
     /// The ALSA device, or silence when the default device is missing.
-    static func openSink(_ settings: Settings) throws(MetronomeError) -> any AudioSink {
-        let name = settings.device ?? "default"
+    static func openSink(_ live: Settings.Live, rate: SampleRate) throws(SessionError) -> any AudioSink {
+        let name = live.device ?? "default"
         // Without --latency the device chooses: a sound server needs more than a card.
-        let sizes = settings.latency?.frames(at: settings.rate)
+        let sizes = live.latency?.frames(at: rate)
         do {
-            return try PCMDevice(name: name, rate: settings.rate, periodFrames: sizes?.period, bufferFrames: sizes?.buffer)
+            return try PCMDevice(name: name, rate: rate, periodFrames: sizes?.period, bufferFrames: sizes?.buffer)
         } catch {
-            if settings.device != nil {
-                throw MetronomeError(.unavailable, "cannot open audio device '\(name)': \(error.message)")
+            if live.device != nil {
+                throw SessionError(.deviceUnavailable, "cannot open audio device '\(name)': \(error.message)")
             }
             StandardError.report("warning: cannot open audio device '\(name)': \(error.message); running without sound")
             // No latency to keep low without a device: larger periods, fewer wakeups.
-            return SilentSink(rate: settings.rate, periodFrames: SilentSink.standardPeriod)
+            return SilentSink(rate: rate, periodFrames: SilentSink.standardPeriod)
         }
     }
 }

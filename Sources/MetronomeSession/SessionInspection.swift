@@ -10,15 +10,15 @@ extension Session {
     /// `--calibrate` saved for the pair, else none), and the listener, which places what it hears
     /// by the output's audible `position`.
     static func openInspection(_ inspector: InspectorSettings, settings: Settings, sink: any AudioSink, position: AudiblePosition,
-                               trace: Trace?) throws(MetronomeError) -> Inspection {
+                               trace: Trace?) throws(SessionError) -> Inspection {
         if let missing = OnsetDetector.unavailable {
-            throw MetronomeError(.unavailable, "the practice inspector needs aubio (package libaubio5): \(missing.message)")
+            throw SessionError(.cannotListen, "the practice inspector needs aubio (package libaubio5): \(missing.message)")
         }
         let device: CaptureDevice
         do {
             device = try CaptureDevice(name: inspector.inputDevice, rate: sink.rate, periodFrames: sink.periodFrames)
         } catch {
-            throw MetronomeError(.unavailable, "cannot open input device '\(inspector.inputDevice)': \(error.message)")
+            throw SessionError(.deviceUnavailable, "cannot open input device '\(inspector.inputDevice)': \(error.message)")
         }
         var milliseconds = 0.0
         if inspector.mode == .inspect {
@@ -36,7 +36,7 @@ extension Session {
         // What was played, 8 s of it (should the listener be held up), for the bleed to be taken out; not when calibrating, which measures it.
         let played = inspector.mode == .inspect ? PlayedAudio(frames: Int(sink.rate.framesPerSecond) * 8) : nil
         guard let listening = Inspector(log: capture.log, rate: sink.rate, roundTripFrames: roundTrip, played: played) else {
-            throw MetronomeError(.unavailable, "aubio cannot detect onsets at \(sink.rate.framesPerSecond) Hz")
+            throw SessionError(.cannotListen, "aubio cannot detect onsets at \(sink.rate.framesPerSecond) Hz")
         }
         let listener = LiveListener(inspector: listening) { position.snapshot() }
         let printsNotes = settings.verbosity == .verbose && !(settings.pendulum && isatty(STDOUT_FILENO) == 1)
@@ -47,7 +47,7 @@ extension Session {
     /// The end of a take: the summary (and `--report`), or the calibration printed and saved.
     static func conclude(_ inspection: Inspection, report: InspectorReport?, settings: Settings, sink: any AudioSink) throws {
         if let failure = inspection.capture.failure {
-            throw MetronomeError(.ioError, "input device '\(inspection.settings.inputDevice)' failed: \(failure.message)")
+            throw SessionError(.deviceFailed, "input device '\(inspection.settings.inputDevice)' failed: \(failure.message)")
         }
         switch inspection.settings.mode {
         case .inspect:
@@ -60,12 +60,12 @@ extension Session {
             let device = inspection.settings.inputDevice
             let trips = inspection.inspector.roundTrips
             guard let calibration = Calibration(roundTrips: trips, rate: sink.rate) else {
-                throw MetronomeError(.unavailable, "nothing came back on input device '\(device)' (\(trips.count) of the clicks heard): connect the output to the input, or hold a microphone by the speaker")
+                throw SessionError(.calibrationFailed, "nothing came back on input device '\(device)' (\(trips.count) of the clicks heard): connect the output to the input, or hold a microphone by the speaker")
             }
             guard calibration.isEven else {
                 let saved = RoundTripStore()?.roundTrip(playback: sink.name, input: device)
                 let kept = saved.map { "the one saved before (\(InspectorSummary.tenths($0)) ms) is kept" } ?? "nothing is saved"
-                throw MetronomeError(.unavailable, "the clicks came back unevenly on input device '\(device)': round trip \(calibration.figures), wider than ±\(Calibration.widestSpreadMilliseconds) ms: \(kept)")
+                throw SessionError(.calibrationFailed, "the clicks came back unevenly on input device '\(device)': round trip \(calibration.figures), wider than ±\(Calibration.widestSpreadMilliseconds) ms: \(kept)")
             }
             if settings.verbosity != .quiet { TerminalScreen.emit("round-trip latency: \(calibration.figures)\n") }
             try RoundTripStore()?.save((calibration.milliseconds * 1_000).rounded() / 1_000, playback: sink.name, input: device)

@@ -22,16 +22,16 @@ public final class Trace {
 
     /// Creates or truncates `path`, a read-only file only when `force`. Opened without
     /// blocking: a FIFO nobody reads is refused at once (`ENXIO`) instead of hanging the program.
-    public init(path: String, force: Bool) throws(MetronomeError) {
+    public init(path: String, force: Bool) throws(SessionError) {
         do {
             try OutputTarget(path: path).checkWritable(force: force)
         } catch {
-            throw MetronomeError(.cannotCreate, error.message)
+            throw SessionError(.cannotCreate, error.message)
         }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else {
             let reason = errno == ENXIO ? "it is a FIFO that no process reads" : Errno(rawValue: errno).description
-            throw MetronomeError(.cannotCreate, "cannot create trace '\(path)': \(reason)")
+            throw SessionError(.cannotCreate, "cannot create trace '\(path)': \(reason)")
         }
         self.descriptor = descriptor
         self.path = path
@@ -101,8 +101,8 @@ public final class Trace {
     }
 
     /// The error to end the run with when the trace could not be written.
-    public var error: MetronomeError? {
-        failure.map { MetronomeError(.ioError, "cannot write trace '\(path)': \($0)") }
+    public var error: SessionError? {
+        failure.map { SessionError(.writeFailed, "cannot write trace '\(path)': \($0)") }
     }
 
     private func line(_ text: String) {

@@ -131,9 +131,6 @@ public final class TerminationSignals {
         if let signal = pendingStop() { end(by: signal) }
     }
 
-    /// The exit status a run stopped by `signal` ends with: 128 + its number.
-    public static func exitStatus(for signal: Int32) -> Int32 { 128 + signal }
-
     /// Ends the process by `signal` with its default action, as if it had not
     /// been handled, once everything is cleaned up; returns only if the signal does not kill.
     public static func end(by signal: Int32) {

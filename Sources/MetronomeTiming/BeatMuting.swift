@@ -17,30 +17,65 @@ public struct BeatMuting: Hashable, Sendable, BitwiseCopyable {
 
     /// Parses `--gap`, `--random-mute` and `--seed` (nil: not given).
     public init(gap: String?, randomMute: String?, seed: String?) throws(TimingError) {
+        self.init(gap: try gap.map { text throws(TimingError) in try Gap(parsing: text) },
+                  randomMute: try randomMute.map { text throws(TimingError) in try RandomMute(parsing: text) },
+                  seed: try seed.map { text throws(TimingError) in try Seed(parsing: text) })
+    }
+
+    /// `--gap`, `--random-mute` and `--seed`, each read alone (nil: not given).
+    public init(gap: Gap?, randomMute: RandomMute?, seed: Seed?) {
         if let gap {
-            let parts = gap.trimmingSpaces.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count == 2, let played = Int64(parts[0]), let muted = Int64(parts[1]),
-                  (1...1000).contains(played), (1...1000).contains(muted) else {
-                throw .badValue("gap '\(gap)' is not allowed: use PLAYED:MUTED bars, 1 to 1000 each, e.g. 3:1")
-            }
-            playedBars = played
-            mutedBars = muted
+            playedBars = gap.played
+            mutedBars = gap.muted
         }
-        if let randomMute {
-            guard let basisPoints = ExactDecimal.parse(randomMute, places: 2, in: 0...10_000) else {
-                throw .badValue("random mute '\(randomMute)' is not allowed: use a percentage from 0 to 100, e.g. 25")
-            }
-            randomBasisPoints = UInt64(basisPoints)
-        }
+        randomBasisPoints = randomMute?.basisPoints ?? 0
         if let seed {
-            guard let value = UInt64(seed.trimmingSpaces) else {
-                throw .badValue("seed '\(seed)' is not allowed: use a whole number from 0 to \(UInt64.max)")
-            }
-            self.seed = value
+            self.seed = seed.value
         } else if randomBasisPoints > 0 {
             // No seed asked for: a different choice each run.
             var generator = SystemRandomNumberGenerator()
             self.seed = generator.next()
+        }
+    }
+
+    /// `--gap P:M`: play P bars, mute M, 1 to 1000 each.
+    public struct Gap: Sendable, Equatable {
+        public let played: Int64
+        public let muted: Int64
+
+        public init(parsing text: String) throws(TimingError) {
+            let parts = text.trimmingSpaces.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let played = Int64(parts[0]), let muted = Int64(parts[1]),
+                  (1...1000).contains(played), (1...1000).contains(muted) else {
+                throw .invalid("gap '\(text)' is not allowed: use PLAYED:MUTED bars, 1 to 1000 each, e.g. 3:1")
+            }
+            self.played = played
+            self.muted = muted
+        }
+    }
+
+    /// `--random-mute PCT`: the share of beats muted at random, 0 to 100 percent.
+    public struct RandomMute: Sendable, Equatable {
+        /// Hundredths of a percent: 0 to 10000.
+        public let basisPoints: UInt64
+
+        public init(parsing text: String) throws(TimingError) {
+            guard let basisPoints = ExactDecimal.parse(text, places: 2, in: 0...10_000) else {
+                throw .invalid("random mute '\(text)' is not allowed: use a percentage from 0 to 100, e.g. 25")
+            }
+            self.basisPoints = UInt64(basisPoints)
+        }
+    }
+
+    /// `--seed N`: the same seed mutes the same beats.
+    public struct Seed: Sendable, Equatable {
+        public let value: UInt64
+
+        public init(parsing text: String) throws(TimingError) {
+            guard let value = UInt64(text.trimmingSpaces) else {
+                throw .invalid("seed '\(text)' is not allowed: use a whole number from 0 to \(UInt64.max)")
+            }
+            self.value = value
         }
     }
 

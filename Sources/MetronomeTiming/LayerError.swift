@@ -1,7 +1,8 @@
 /// An error as each layer throws it: what kind of failure, and one line that
 /// names what failed and says what would be right. Each layer has its own
-/// kinds (`TimingError`, `SoundError`, `RenderError`, `MetronomeError`); the
-/// command gives each kind its exit status in one place (`CommandFailure`).
+/// kinds, which say what happened (`TimingError`, `SoundError`, `RenderError`,
+/// `SessionError`); the command gives each kind its exit status in one place
+/// (`CommandFailure`).
 public struct LayerError<Kind: Sendable & Equatable>: Error, Equatable, Sendable, CustomStringConvertible {
     public let kind: Kind
     public let message: String

@@ -32,19 +32,19 @@ public struct Meter: Hashable, Sendable, BitwiseCopyable, CustomStringConvertibl
         let parts = text.trimmingSpaces.split(separator: "/", omittingEmptySubsequences: false)
         let groups = parts.first.map { $0.split(separator: "+", omittingEmptySubsequences: false).map { Int($0) } } ?? []
         guard parts.count == 2, !groups.isEmpty, let note = Int(parts[1]) else {
-            throw .badValue("meter '\(text)' is not of the form BEATS/NOTE: use e.g. 4/4, 3/4, 7/8 or 2+2+3/8")
+            throw .invalid("meter '\(text)' is not of the form BEATS/NOTE: use e.g. 4/4, 3/4, 7/8 or 2+2+3/8")
         }
         var beats = 0
         var starts: UInt32 = 0
         for group in groups {
             guard let group, group >= 1, beats + group <= Self.maximumBeats else {
-                throw .badValue("meter '\(text)' does not have 1 to \(Self.maximumBeats) beats per bar in groups of at least 1: use e.g. 4/4 or 2+2+3/8")
+                throw .invalid("meter '\(text)' does not have 1 to \(Self.maximumBeats) beats per bar in groups of at least 1: use e.g. 4/4 or 2+2+3/8")
             }
             starts |= 1 << UInt32(beats)
             beats += group
         }
         guard Self.noteValues.contains(note) else {
-            throw .badValue("meter '\(text)' has note value \(note): use 1, 2, 4, 8, 16 or 32")
+            throw .invalid("meter '\(text)' has note value \(note): use 1, 2, 4, 8, 16 or 32")
         }
         self.init(uncheckedBeats: beats, noteValue: note, groupStarts: groups.count > 1 ? starts : 0)
     }

@@ -17,7 +17,7 @@ public struct Playtime: Hashable, Sendable, CustomStringConvertible {
     /// Parses a bare number of seconds or parts with units `h`, `m`, `s` in that
     /// order, each at most once: `45`, `2.5m`, `1h30m`, `1m30.5s`.
     public init(parsing text: String) throws(TimingError) {
-        let invalid = TimingError.badValue(
+        let invalid = TimingError.invalid(
             "duration '\(text)' is not valid: use seconds or h/m/s parts greater than zero, e.g. 90, 90s, 10m, 1h30m, 2.5m")
         let trimmed = text.trimmingSpaces
         let units: [(Character, Int64)] = [("h", 3600), ("m", 60), ("s", 1)]

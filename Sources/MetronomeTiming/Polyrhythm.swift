@@ -6,19 +6,47 @@ public struct Polyrhythm: Hashable, Sendable, BitwiseCopyable, CustomStringConve
 
     /// Parses `3:2`, `5:4`: 1 to 16 clicks against 1 to the beats of a bar.
     public init(parsing text: String, beatsPerBar: Int) throws(TimingError) {
-        let parts = text.trimmingSpaces.split(separator: ":", omittingEmptySubsequences: false)
-        if parts.contains(where: { $0.hasPrefix("-") }) {
-            throw .badValue("polyrhythm '\(text)' is negative: use 1 to 16 clicks against 1 to \(beatsPerBar) beats, e.g. 3:2")
+        self = try Written(parsing: text).fitted(beatsPerBar: beatsPerBar)
+    }
+
+    /// A second voice as written (`--polyrhythm`), read as far as it can be
+    /// without the meter; its beats are held against a bar once the meter is
+    /// known (`fitted(beatsPerBar:)`).
+    public struct Written: Sendable, Equatable {
+        public let text: String
+        /// nil: a part is negative, which is said with the bar's beats.
+        let parts: Parts?
+        struct Parts: Sendable, Equatable { let clicks: Int, beats: Int }
+
+        public init(parsing text: String) throws(TimingError) {
+            self.text = text
+            let parts = text.trimmingSpaces.split(separator: ":", omittingEmptySubsequences: false)
+            if parts.contains(where: { $0.hasPrefix("-") }) {
+                self.parts = nil
+                return
+            }
+            guard parts.count == 2, let clicks = Int(parts[0]), let beats = Int(parts[1]) else {
+                throw .invalid("polyrhythm '\(text)' is not of the form CLICKS:BEATS: use e.g. 3:2 for three against two")
+            }
+            guard (1...16).contains(clicks) else {
+                throw .invalid("polyrhythm '\(text)' has \(clicks) clicks: use 1 to 16")
+            }
+            self.parts = Parts(clicks: clicks, beats: beats)
         }
-        guard parts.count == 2, let clicks = Int(parts[0]), let beats = Int(parts[1]) else {
-            throw .badValue("polyrhythm '\(text)' is not of the form CLICKS:BEATS: use e.g. 3:2 for three against two")
+
+        /// The second voice in a bar of `beatsPerBar` beats: it spans 1 to that many.
+        public func fitted(beatsPerBar: Int) throws(TimingError) -> Polyrhythm {
+            guard let parts else {
+                throw .invalid("polyrhythm '\(text)' is negative: use 1 to 16 clicks against 1 to \(beatsPerBar) beats, e.g. 3:2")
+            }
+            guard (1...beatsPerBar).contains(parts.beats) else {
+                throw .invalid("polyrhythm '\(text)' spans \(parts.beats) beats but the bar has \(beatsPerBar): use 1 to \(beatsPerBar)")
+            }
+            return Polyrhythm(clicks: parts.clicks, beats: parts.beats)
         }
-        guard (1...16).contains(clicks) else {
-            throw .badValue("polyrhythm '\(text)' has \(clicks) clicks: use 1 to 16")
-        }
-        guard (1...beatsPerBar).contains(beats) else {
-            throw .badValue("polyrhythm '\(text)' spans \(beats) beats but the bar has \(beatsPerBar): use 1 to \(beatsPerBar)")
-        }
+    }
+
+    private init(clicks: Int, beats: Int) {
         self.clicks = clicks
         self.beats = beats
     }

@@ -18,10 +18,10 @@ public struct SampleRate: Hashable, Sendable, BitwiseCopyable, CustomStringConve
         self.init(unchecked: framesPerSecond)
     }
 
-    /// Parses `44100`; a usage error outside 8000 to 192000.
+    /// Parses `44100`; refused outside 8000 to 192000.
     public init(parsing text: String) throws(TimingError) {
         guard let value = Int64(text.trimmingSpaces), let rate = SampleRate(value) else {
-            throw .badValue("rate '\(text)' is not allowed: use a whole number of Hz from 8000 to 192000, e.g. 44100")
+            throw .invalid("rate '\(text)' is not allowed: use a whole number of Hz from 8000 to 192000, e.g. 44100")
         }
         self = rate
     }

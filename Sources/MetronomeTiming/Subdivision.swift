@@ -17,25 +17,45 @@ public struct Subdivision: Hashable, Sendable, BitwiseCopyable {
 
     /// Parses `--subdivide` and `--swing`; swing alone means two clicks a beat.
     public init(parsingClicks clicks: String?, swing: String?) throws(TimingError) {
-        var count = 1
-        if let clicks {
-            guard let value = Int(clicks.trimmingSpaces), (2...9).contains(value) else {
-                throw .badValue("subdivide '\(clicks)' is not allowed: use 2 to 9 clicks a beat, e.g. 2 for eighths under quarter notes")
+        try self.init(clicks: clicks.map { text throws(TimingError) in try Clicks(parsing: text) },
+                      swing: swing.map { text throws(TimingError) in try Swing(parsing: text) })
+    }
+
+    /// `--subdivide` and `--swing`, each read alone, together: swing alone means two clicks a beat.
+    public init(clicks: Clicks?, swing: Swing?) throws(TimingError) {
+        var count = clicks?.count ?? 1
+        if swing != nil {
+            guard count == 1 || count == 2 else {
+                throw .invalid("--swing delays the second of two clicks a beat: use it with --subdivide 2 (or alone)")
+            }
+            count = 2
+        }
+        self.init(uncheckedClicks: count, swing: swing?.thousandths ?? 500)
+    }
+
+    /// `--subdivide N`: 2 to 9 clicks a beat.
+    public struct Clicks: Sendable, Equatable {
+        public let count: Int
+
+        public init(parsing text: String) throws(TimingError) {
+            guard let value = Int(text.trimmingSpaces), (2...9).contains(value) else {
+                throw .invalid("subdivide '\(text)' is not allowed: use 2 to 9 clicks a beat, e.g. 2 for eighths under quarter notes")
             }
             count = value
         }
-        var thousandths = 500
-        if let swing {
-            guard let value = ExactDecimal.parse(swing, places: 3, in: 500...750) else {
-                throw .badValue("swing '\(swing)' is not allowed: use a ratio from 0.5 (straight) to 0.75, e.g. 0.667")
+    }
+
+    /// `--swing R`: where the second of two clicks falls, 0.5 (straight) to 0.75 of the beat.
+    public struct Swing: Sendable, Equatable {
+        /// Thousandths of the beat: 500 to 750.
+        public let thousandths: Int
+
+        public init(parsing text: String) throws(TimingError) {
+            guard let value = ExactDecimal.parse(text, places: 3, in: 500...750) else {
+                throw .invalid("swing '\(text)' is not allowed: use a ratio from 0.5 (straight) to 0.75, e.g. 0.667")
             }
-            guard count == 1 || count == 2 else {
-                throw .badValue("--swing delays the second of two clicks a beat: use it with --subdivide 2 (or alone)")
-            }
-            count = 2
             thousandths = Int(value)
         }
-        self.init(uncheckedClicks: count, swing: thousandths)
     }
 
     /// The beat divided into this many ticks: every click falls on a tick.

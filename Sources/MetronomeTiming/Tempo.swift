@@ -21,21 +21,21 @@ public struct Tempo: Hashable, Comparable, Sendable, BitwiseCopyable, CustomStri
     public init(parsing text: String) throws(TimingError) {
         let trimmed = text.trimmingSpaces
         if trimmed.hasPrefix("-") {
-            throw .badValue("bpm '\(text)' is negative: use a decimal from 1 to 1000, e.g. 90 or 92.5")
+            throw .invalid("bpm '\(text)' is negative: use a decimal from 1 to 1000, e.g. 90 or 92.5")
         }
         // Out of range however many digits it has (a 19-digit number is still a number).
         let above = ExactDecimal.isMore(Substring(trimmed), than: Self.range.upperBound / 1000)
         guard above != true else {
-            throw .badValue("bpm '\(text)' is out of range: use 1 to 1000")
+            throw .invalid("bpm '\(text)' is out of range: use 1 to 1000")
         }
         guard above != nil else {
-            throw .badValue("bpm '\(text)' is not a number: use a decimal from 1 to 1000, e.g. 90 or 92.5")
+            throw .invalid("bpm '\(text)' is not a number: use a decimal from 1 to 1000, e.g. 90 or 92.5")
         }
         guard let decimal = ExactDecimal(Substring(trimmed)), let milli = decimal.scaled(toPlaces: 3) else {
-            throw .badValue("bpm '\(text)' has more than 3 decimal places: use e.g. 92.125")
+            throw .invalid("bpm '\(text)' has more than 3 decimal places: use e.g. 92.125")
         }
         guard let tempo = Tempo(millibeatsPerMinute: milli) else {
-            throw .badValue("bpm '\(text)' is out of range: use 1 to 1000")
+            throw .invalid("bpm '\(text)' is out of range: use 1 to 1000")
         }
         self = tempo
     }

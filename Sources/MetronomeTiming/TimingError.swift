@@ -4,12 +4,13 @@
 public typealias TimingError = LayerError<TimingFailure>
 
 public enum TimingFailure: Sendable, Equatable {
-    /// A value given on the command line.
-    case badValue
-    /// A file's text: a tempo map that is not one.
+    /// A value not of its form or out of its range (`--bpm 0`, `--meter 4/3`),
+    /// wherever it was given.
+    case invalid
+    /// A file's text: a tempo map or a setlist that is not one.
     case malformed
 }
 
 extension LayerError where Kind == TimingFailure {
-    public static func badValue(_ message: String) -> TimingError { TimingError(.badValue, message) }
+    public static func invalid(_ message: String) -> TimingError { TimingError(.invalid, message) }
 }

@@ -12,7 +12,7 @@ public enum TrackLength: Hashable, Sendable {
     /// Parses `--bars`: a whole number of bars, at least 1.
     public static func parsingBars(_ text: String) throws(TimingError) -> TrackLength {
         guard let bars = Int64(text.trimmingSpaces), bars >= 1, bars <= 100_000_000 else {
-            throw .badValue("bars '\(text)' is not allowed: use a whole number of bars from 1, e.g. 16")
+            throw .invalid("bars '\(text)' is not allowed: use a whole number of bars from 1, e.g. 16")
         }
         return .bars(bars)
     }

@@ -8,7 +8,7 @@ import MetronomeSession
 // Built normally it replays the files named on the command line (a corpus,
 // a crash); `scripts/fuzz` builds it with `-sanitize=fuzzer -DFUZZING`, and
 // then libFuzzer drives it. Any trap is a bug: bad input must only ever
-// become a `MetronomeError`.
+// become one of the layers' own errors (`CommandFailure`).
 
 func fuzzOne(_ bytes: [UInt8]) {
     guard let selector = bytes.first else { return }
@@ -64,8 +64,7 @@ func fuzzOptions(_ bytes: [UInt8]) {
                  "--subdivision-volume", "--polyrhythm", "--count-in", "--gap", "--random-mute", "--step", "--until"]
     // Parsed in-process as the command line would be, each value in its `--option=value` form.
     let arguments = zip(names, fields).compactMap { name, value in value.map { "\(name)=\($0)" } }
-    let settings = try? MetronomeCommand.parse(arguments).settings()
-    guard let settings, let source = settings.plan else { return }
+    guard case .session(let settings) = try? MetronomeCommand.parse(arguments).makeRun(), let source = settings.plan else { return }
     var plan = TempoPlan(source, rate: settings.rate, rhythm: settings.rhythm, beats: 4_096)
     for _ in 0..<64 { guard plan.next() != nil else { break } }
 }

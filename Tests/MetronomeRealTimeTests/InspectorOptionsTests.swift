@@ -9,15 +9,12 @@ import MetronomeTestSupport
 @Suite struct InspectorOptionsTests {
     @Test func theInspectorsOptionsAreRead() throws {
         #expect(try parsedSettings("--bpm", "90").inspector == nil)
-        var inspect = InspectorSettings(mode: .inspect)
-        #expect(try parsedSettings("--inspect").inspector == inspect)
-        inspect.inputDevice = "hw:1"
-        inspect.inputLatencyMilliseconds = 23.4
-        inspect.report = "take.json"
+        #expect(try parsedSettings("--inspect").inspector == .inspect())
+        let inspect = InspectorSettings.inspect(inputDevice: "hw:1", inputLatencyMilliseconds: 23.4, report: "take.json")
         #expect(try parsedSettings("--inspect", "--input-device", "hw:1", "--input-latency", "23.4", "--report", "take.json").inspector == inspect)
         // --calibrate plays 4 bars unless told.
         let calibrate = try parsedSettings("--calibrate")
-        #expect(calibrate.inspector == InspectorSettings(mode: .calibrate) && calibrate.length == .bars(4))
+        #expect(calibrate.inspector == .calibrate() && calibrate.length == .bars(4))
         #expect(try parsedSettings("--calibrate", "--bars", "8").length == .bars(8))
     }
 
@@ -86,6 +83,6 @@ import MetronomeTestSupport
         #expect(store.roundTrip(playback: "hw:1", input: "hw:0") == nil)
         let text = try String(contentsOfFile: store.path, encoding: .utf8)
         #expect(text == "pipewire\thw:1\t5.25\nhw:0\thw:1\t22.9\n")
-        #expect(throws: MetronomeError.self) { try store.save(1, playback: "a\tb", input: "c") }
+        #expect(throws: SessionError.self) { try store.save(1, playback: "a\tb", input: "c") }
     }
 }

@@ -158,17 +158,12 @@ import MetronomeTestSupport
         let rate = SampleRate.standard
         let ringing = Sound(samples: [Float](repeating: 0.5, count: 48_000), rate: rate)
         let sounds = ClickSounds(beat: ringing, bell: ringing)
-        var settings = Settings()
         let slow = SongList.Song(name: "Slow", source: SongList.constant(Tempo(bpm: 60)!, meter: .common))
         let fast = SongList.Song(name: "Fast", source: SongList.constant(Tempo(bpm: 600)!, meter: .common))
-        settings.songs = SongList(songs: [slow, fast], current: 0)
-        settings.plan = slow.source
-        let (withFast, _, _) = Session.makeTrack(settings, sounds: sounds, rate: rate)
-        settings.songs = SongList(songs: [slow], current: 0)
-        let (alone, _, _) = Session.makeTrack(settings, sounds: sounds, rate: rate)
-        settings.songs = SongList(songs: [fast], current: 0)
-        settings.plan = fast.source
-        let (fastAlone, _, _) = Session.makeTrack(settings, sounds: sounds, rate: rate)
+        func track(_ songs: [SongList.Song]) -> ClickTrack {
+            Session.makeTrack(Settings(program: .setlist(SongList(songs: songs, current: 0))), sounds: sounds, rate: rate).0
+        }
+        let withFast = track([slow, fast]), alone = track([slow]), fastAlone = track([fast])
         #expect(withFast.gain == fastAlone.gain)
         #expect(withFast.gain < alone.gain)
     }

@@ -11,7 +11,10 @@ package func parsedSettings(_ arguments: String...) throws(CommandFailure) -> Se
 
 package func parsedSettings(_ arguments: [String]) throws(CommandFailure) -> Settings {
     do {
-        return try MetronomeCommand.parse(arguments).settings()
+        guard case .session(let settings) = try MetronomeCommand.parse(arguments).makeRun() else {
+            throw CommandFailure(status: 0, message: "not a session: \(arguments)")
+        }
+        return settings
     } catch {
         throw CommandFailure.from(error) ?? CommandFailure(status: 0, message: "help or version")
     }

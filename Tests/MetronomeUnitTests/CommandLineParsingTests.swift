@@ -13,13 +13,13 @@ import MetronomeTestSupport
         let command = try MetronomeCommand.parse(["--bpm", "92.5", "--meter", "7/8", "--rate", "44100", "--duration", "1h30m",
                                                   "--easing", "sine", "--click-at", "center", "--style", "unicode", "--until", "140",
                                                   "--step", "5/4", "--count-in", "2", "--latency", "20"])
-        #expect(command.tempo.bpm == (try Tempo(parsing: "92.5")))
-        #expect(command.tempo.meter == (try Meter(parsing: "7/8")))
-        #expect(command.sound.rate == (try SampleRate(parsing: "44100")))
-        #expect(command.output.duration?.value == (try Playtime(parsing: "90m")))
+        #expect(try command.tempo.bpm?.value() == (try Tempo(parsing: "92.5")))
+        #expect(try command.tempo.meter?.value() == (try Meter(parsing: "7/8")))
+        #expect(try command.sound.rate?.value() == (try SampleRate(parsing: "44100")))
+        #expect(try command.output.duration?.value() == (try Playtime(parsing: "90m")))
         #expect(command.picture.easing == .sine && command.picture.clickAt == .center && command.picture.style == .unicode)
-        #expect(command.practice.until == (try Tempo(parsing: "140")) && command.practice.countIn?.bars == 2)
-        #expect(command.device.latency == (try Latency(parsing: "20")))
+        #expect(try command.practice.until?.value() == (try Tempo(parsing: "140")) && command.practice.countIn?.value().bars == 2)
+        #expect(try command.device.latency?.value() == (try Latency(parsing: "20")))
     }
 
     /// A bad value is its own type's line and status, not the parser's sentence around it.
@@ -35,18 +35,41 @@ import MetronomeTestSupport
         }
     }
 
+    /// An empty sound file name is a bad option (64) like any other, not a bug (70).
+    @Test(arguments: ["--beat-sound", "--bell-sound", "--subdivision-sound", "--polyrhythm-sound"])
+    func anEmptySoundFileNameIsABadOption(option: String) {
+        #expect(throws: CommandFailure(status: 64, message: "\(option) needs a file name")) {
+            _ = try parsedSettings(option, "")
+        }
+    }
+
+    /// `--input-latency` is a plain decimal, as every other number of the command
+    /// line: no sign, exponent or hexadecimal float (`0x1p4` is not 16 ms).
+    @Test(arguments: ["0x1p4", "0x10", "1e1", "+5", "-0", "inf", "nan", "2000.000001"])
+    func anInputLatencyIsAPlainDecimal(text: String) {
+        #expect(throws: CommandFailure(status: 64, message: "input latency '\(text)' is not a round trip in ms from 0 to 2000: use e.g. --input-latency 23.4")) {
+            _ = try parsedSettings("--inspect", "--input-latency", text)
+        }
+    }
+
+    @Test func anInputLatencyIsReadInMilliseconds() throws {
+        for (text, milliseconds) in [("23.4", 23.4), ("0", 0), ("2000", 2000), ("007.50", 7.5), ("0.000001", 0.000001)] {
+            #expect(try parsedSettings("--inspect", "--input-latency", text).inspector?.inputLatencyMilliseconds == milliseconds)
+        }
+    }
+
     /// Checking the options reads no file: a missing tempo map passes the
     /// parse and is found once, when the run reads it (66), not twice.
     @Test func validatingReadsNoFileAndTheMapIsReadOnce() throws {
         let directory = TemporaryDirectory()
         let missing = directory.file("no-such-map.txt")
         let command = try MetronomeCommand.parse(["--tempo-map", missing])
-        #expect(throws: MetronomeError.self) { try command.settings() }
-        do { _ = try command.settings() } catch { #expect(CommandFailure.from(error)?.status == SysExit.noInput.rawValue) }
+        #expect(throws: SessionError.self) { try command.makeRun() }
+        do { _ = try command.makeRun() } catch { #expect(CommandFailure.from(error)?.status == SysExit.noInput.rawValue) }
         // The same map read by the run: its bars in the plan.
         let map = directory.file("map.txt")
         try "2 3/4 100\n1 4/4 120\n".write(toFile: map, atomically: true, encoding: .utf8)
-        let settings = try MetronomeCommand.parse(["--tempo-map", map]).settings()
+        let settings = try parsedSettings("--tempo-map", map)
         guard case .map(let read, first: 0, loops: false) = settings.plan else {
             Issue.record("no map in \(String(describing: settings.plan))")
             return

@@ -90,7 +90,7 @@ private final class ScriptedInput: LiveInput {
     let rate = SampleRate.standard
 
     struct Run {
-        let status: Int32
+        let outcome: RunOutcome
         fileprivate let screen: RecordingScreen
         let playback: LivePlayback
         let start: MonotonicInstant
@@ -101,8 +101,7 @@ private final class ScriptedInput: LiveInput {
     /// Runs a loop at `bpm` until playback ends, the events at their seconds from the start.
     fileprivate func run(bpm: Int = 120, length: TrackLength = .endless, picture: Bool = true, trace: Trace? = nil,
              script: [(seconds: Double, event: ScriptedInput.Event)] = []) -> Run {
-        var settings = Settings()
-        settings.tempo = Tempo(bpm: bpm)!
+        let settings = Settings(tempo: Tempo(bpm: bpm)!)
         let sounds = impulseSounds(rate: rate)
         let track = ClickTrack(schedule: ClickSchedule(tempo: settings.tempo, rate: rate), beat: sounds.beat, bell: sounds.bell,
                                length: length)
@@ -126,7 +125,7 @@ private final class ScriptedInput: LiveInput {
         let input = ScriptedInput(clock: clock, screen: screen, script: events)
         let loop = LiveLoop(settings: settings, playback: playback, screen: screen, input: input, clock: clock, trace: trace,
                             clickLog: clickLog, passageLog: passageLog, controller: controller)
-        return Run(status: loop.run(), screen: screen, playback: playback, start: start)
+        return Run(outcome: loop.run(), screen: screen, playback: playback, start: start)
     }
 
     fileprivate static func signal(_ signal: Int32, size: (width: Int, height: Int)? = nil) -> ScriptedInput.Event {
@@ -135,7 +134,7 @@ private final class ScriptedInput: LiveInput {
 
     @Test func aSignalStopsPlaybackAndTheStatusSaysWhich() {
         let run = run(script: [(0.5, Self.signal(SIGTERM))])
-        #expect(run.status == 128 + SIGTERM)
+        #expect(run.outcome == .stoppedBy(signal: SIGTERM))
         #expect(run.playback.isFinished)
         #expect(run.screen.left == 1)
         // The picture drawn, at the terminal's size.
@@ -148,7 +147,7 @@ private final class ScriptedInput: LiveInput {
     @Test func aResizeOrAStopAndContinueRedrawsThePictureWholeAtTheNextFrame() throws {
         let run = run(script: [(0.3, Self.signal(SIGWINCH, size: (100, 30))), (0.6, Self.signal(SIGTSTP, size: (90, 20))),
                                (0.9, Self.signal(SIGINT))])
-        #expect(run.status == 128 + SIGINT)
+        #expect(run.outcome == .stoppedBy(signal: SIGINT))
         #expect(run.screen.invalidated == [run.after(seconds: 0.3)])
         #expect(run.screen.suspended == 1)
         let period = Int64(1e9 / 60) + 1
@@ -162,7 +161,7 @@ private final class ScriptedInput: LiveInput {
 
     @Test func qStopsPlaybackAndTheRunEndsWell() {
         let run = run(script: [(0.2, ScriptedInput.Event(at: MonotonicInstant(nanoseconds: 0), keys: "q"))])
-        #expect(run.status == 0)
+        #expect(run.outcome == .finished)
         #expect(run.playback.isFinished)
     }
 
@@ -180,7 +179,7 @@ private final class ScriptedInput: LiveInput {
     /// Without a picture: a line a bar, and the run ends with the track.
     @Test func withoutAPictureTheBarsArePrintedAndTheRunEndsWithTheTrack() {
         let run = run(bpm: 600, length: .bars(2), picture: false)
-        #expect(run.status == 0)
+        #expect(run.outcome == .finished)
         #expect(run.screen.drawn.isEmpty)
         #expect(run.screen.printed == "bar 1  600 bpm 4/4  0.0s\nbar 2  600 bpm 4/4  0.4s\n")
     }

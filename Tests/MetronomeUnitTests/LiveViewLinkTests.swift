@@ -12,9 +12,7 @@ import MetronomeTestSupport
     let schedule = ClickSchedule(tempo: Tempo(bpm: 100)!, rate: .standard)
 
     func makeView(picture: Bool = false, startStopSync: Bool = false) -> LiveView {
-        var settings = Settings()
-        settings.tempo = schedule.tempo
-        settings.link = LinkSettings(startStopSync: startStopSync)
+        let settings = Settings(tempo: schedule.tempo, destination: .live(Settings.Live(link: LinkSettings(startStopSync: startStopSync))))
         let sounds = impulseSounds(rate: rate)
         let controller = PracticeController(tempo: settings.tempo, volume: 1, rate: rate,
                                             headroom: Headroom(sounds: [sounds.beat.samples, sounds.bell.samples]))

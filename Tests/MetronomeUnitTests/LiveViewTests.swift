@@ -26,12 +26,8 @@ private final class LiveRig {
     /// Periods the device has played (each publishes the position).
     private var played: Int64 = 0
 
-    init(bpm: Int, meter: Meter = .common, configure: (inout Settings) -> Void = { _ in }) {
-        var settings = Settings()
-        settings.tempo = Tempo(bpm: bpm)!
-        settings.meter = meter
-        configure(&settings)
-        self.settings = settings
+    init(bpm: Int, meter: Meter = .common, style: PictureStyle = .ascii) {
+        settings = Settings(tempo: Tempo(bpm: bpm)!, meter: meter, picture: Settings.Picture(style: style))
         let sounds = impulseSounds(rate: rate)
         track = ClickTrack(schedule: ClickSchedule(tempo: settings.tempo, meter: meter, rate: rate), beat: sounds.beat, bell: sounds.bell)
         track.clickLog = clicks
@@ -275,7 +271,7 @@ private func character(_ text: String) -> Key { .character(UInt8(ascii: Unicode.
     /// picture on screen is the one a loop drawing every frame shows then.
     @Test(arguments: [(40, PictureStyle.ascii), (137, .ascii), (40, .unicode), (137, .unicode)])
     func skippedFramesLeaveTheScreenAsTheFullRateLoopWouldDrawIt(bpm: Int, style: PictureStyle) {
-        let rig = LiveRig(bpm: bpm) { $0.style = style }
+        let rig = LiveRig(bpm: bpm, style: style)
         var skipping = rig.makeView()
         var full = rig.makeView(tracing: true)  // the trace keeps every frame
         var frames = 0, woken = 0, drawn = 0, differing = 0

@@ -80,7 +80,11 @@ import MetronomeTestSupport
         #expect(settings.tempo.millibeatsPerMinute == 137_000)
         #expect(settings.volume == 0.25)
         #expect(settings.length == .bars(8))
-        #expect(settings.outputFormat?.container == .flac)
+        guard case .file(_, let format) = settings.destination else {
+            Issue.record("not rendered to a file: \(settings.destination)")
+            return
+        }
+        #expect(format.container == .flac)
     }
 
     @Test func outputFormatComesFromTheExtension() throws {

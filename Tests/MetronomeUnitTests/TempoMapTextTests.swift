@@ -82,7 +82,7 @@ import MetronomeTestSupport
     }
 
     private func message(_ body: () throws -> Void) -> String? {
-        do { try body() } catch let error as MetronomeError { return error.message } catch { return "\(error)" }
+        do { try body() } catch let error as SessionError { return error.message } catch { return "\(error)" }
         return nil
     }
 
