@@ -63,8 +63,9 @@ public final class PlanFeedThread: @unchecked Sendable {
             feeder.feed()
             pthread_mutex_lock(mutex)
             var deadline = MonotonicInstant(nanoseconds: MonotonicClock().now().nanoseconds + intervalNanoseconds).timespec
-            // Until the deadline, or a stop; a spurious wakeup waits again.
-            while !stopping, pthread_cond_timedwait(condition, mutex, &deadline) != ETIMEDOUT {}
+            // Until the deadline, or a stop; a spurious wakeup waits again, and an error
+            // other than the timeout (none is expected) ends the wait rather than spin.
+            while !stopping, pthread_cond_timedwait(condition, mutex, &deadline) == 0 {}
         }
     }
 }

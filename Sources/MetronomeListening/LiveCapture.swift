@@ -71,12 +71,19 @@ public final class LiveCapture: @unchecked Sendable {
     /// `milliseconds`: started before the output, the input then holds frames
     /// before the first click comes back, the noise floor a note rises out of.
     public func waitUntilReading(milliseconds: Int) -> Bool {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let end = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) + Int64(milliseconds) * 1_000_000
-        var deadline = timespec(tv_sec: Int(end / 1_000_000_000), tv_nsec: Int(end % 1_000_000_000))
-        while sem_timedwait(reading, &deadline) != 0 {
-            if errno != EINTR { return false }
+        // The deadline is the monotonic clock's. `sem_timedwait` counts by the wall clock, so it waits
+        // in slices of at most 10 ms: setting the wall clock moves the end by one slice at most.
+        let clock = MonotonicClock()
+        let end = clock.now().nanoseconds + Int64(milliseconds) * 1_000_000
+        while true {
+            let remaining = end - clock.now().nanoseconds
+            guard remaining > 0 else { return false }
+            var wall = timespec()
+            clock_gettime(CLOCK_REALTIME, &wall)
+            let until = Int64(wall.tv_sec) * 1_000_000_000 + Int64(wall.tv_nsec) + min(remaining, 10_000_000)
+            var deadline = timespec(tv_sec: Int(until / 1_000_000_000), tv_nsec: Int(until % 1_000_000_000))
+            if sem_timedwait(reading, &deadline) == 0 { break }
+            if errno != EINTR, errno != ETIMEDOUT { return false }
         }
         sem_post(reading)  // for the next caller
         return framesRead > 0
