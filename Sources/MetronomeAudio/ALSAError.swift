@@ -3,19 +3,19 @@ import Glibc
 
 /// An ALSA failure: the negative errno an ALSA call returned, and `snd_strerror` of it.
 /// Thrown while a device is opened; once playing, its failures are `SinkError`s.
-public struct ALSAError: Error, CustomStringConvertible, Sendable {
+package struct ALSAError: Error, CustomStringConvertible, Sendable {
     /// The negative error code, as ALSA returns it (`-EPIPE` for an underrun).
-    public let code: Int32
+    package let code: Int32
     /// The ALSA call that failed.
-    public let call: String
+    package let call: String
 
-    public init(code: Int32, call: String) {
+    package init(code: Int32, call: String) {
         self.code = code
         self.call = call
     }
 
-    public var message: String { String(cString: snd_strerror(code)) }
-    public var description: String { "\(call): \(message)" }
+    package var message: String { String(cString: snd_strerror(code)) }
+    package var description: String { "\(call): \(message)" }
 
     /// Returns `result` when it is not negative, else throws it. Every ALSA call goes through here.
     @discardableResult

@@ -9,19 +9,19 @@ import MetronomeTiming
 /// the device delay, with the status timestamp); a reader extrapolates from it
 /// to its own instant. A sequence counter makes the pair consistent: readers
 /// retry if they raced a write (a seqlock), and the writer never waits.
-public final class AudiblePosition: Sendable {
+package final class AudiblePosition: Sendable {
     private let sequence = Atomic<UInt64>(0)
     private let frame = Atomic<Int64>(0)
     private let instant = Atomic<Int64>(0)
     private let written = Atomic<Int64>(0)
-    public let rate: SampleRate
+    package let rate: SampleRate
 
-    public init(rate: SampleRate) {
+    package init(rate: SampleRate) {
         self.rate = rate
     }
 
     /// Audio thread only: `heard` was the frame at the ear at `at`; `written` frames are queued in all.
-    public func publish(heard: Int64, at: MonotonicInstant, written: Int64) {
+    package func publish(heard: Int64, at: MonotonicInstant, written: Int64) {
         let next = sequence.load(ordering: .relaxed) &+ 1
         sequence.store(next, ordering: .relaxed)
         atomicMemoryFence(ordering: .releasing)
@@ -32,7 +32,7 @@ public final class AudiblePosition: Sendable {
     }
 
     /// The last published sample: the heard frame, its instant, and the frames written by then.
-    public func snapshot() -> (heard: Int64, at: MonotonicInstant, written: Int64) {
+    package func snapshot() -> (heard: Int64, at: MonotonicInstant, written: Int64) {
         while true {
             let before = sequence.load(ordering: .acquiring)
             let heard = frame.load(ordering: .relaxed)
@@ -48,7 +48,7 @@ public final class AudiblePosition: Sendable {
 
     /// The frame being heard at `now`: the last published one plus the time since,
     /// never past what has been written. Negative before the first frame sounds.
-    public func heardFrame(at now: MonotonicInstant) -> Int64 {
+    package func heardFrame(at now: MonotonicInstant) -> Int64 {
         let sample = snapshot()
         let elapsed = max(0, now.nanoseconds - sample.at.nanoseconds)
         let advanced = sample.heard + FrameTime.frames(inNanoseconds: elapsed, at: rate.framesPerSecond)

@@ -3,7 +3,7 @@ import MetronomeTiming
 
 /// Where the audio thread sends frames: an ALSA device, or nothing at all.
 /// Its failures are `SinkError`s, whatever stands behind it.
-public protocol AudioSink: AnyObject {
+package protocol AudioSink: AnyObject {
     var rate: SampleRate { get }
     /// Frames the audio thread renders and writes at a time.
     var periodFrames: Int { get }
@@ -50,15 +50,15 @@ public protocol AudioSink: AnyObject {
 }
 
 /// The device's state after a write, from `snd_pcm_status`.
-public struct SinkStatus: Sendable {
+package struct SinkStatus: Sendable {
     /// Frames written but not yet heard: the queue and whatever lies beyond it (a sound server's own latency).
-    public var delay: Int64
+    package var delay: Int64
     /// Frames written and not yet taken by the device (`buffer − avail`).
-    public var queued: Int64
+    package var queued: Int64
     /// When it was true; nil if the device does not say.
-    public var at: MonotonicInstant?
+    package var at: MonotonicInstant?
 
-    public init(delay: Int64, queued: Int64, at: MonotonicInstant?) {
+    package init(delay: Int64, queued: Int64, at: MonotonicInstant?) {
         self.delay = delay
         self.queued = queued
         self.at = at
@@ -66,7 +66,7 @@ public struct SinkStatus: Sendable {
 }
 
 /// What a write came to.
-public enum SinkWrite {
+package enum SinkWrite {
     case written
     /// The device ran dry (or was suspended) before this write; nothing of it was played.
     case underrun(SinkError)
@@ -75,35 +75,35 @@ public enum SinkWrite {
 
 /// A sink with no device behind it: accepts every frame at once.
 /// The engine paces itself by the monotonic clock, so time still passes normally.
-public final class SilentSink: AudioSink {
-    public let rate: SampleRate
-    public let periodFrames: Int
-    public let bufferFrames: Int
-    public let name = "none"
+package final class SilentSink: AudioSink {
+    package let rate: SampleRate
+    package let periodFrames: Int
+    package let bufferFrames: Int
+    package let name = "none"
     /// 4096 frames (85 ms at 48 kHz): nothing is heard, the picture
     /// extrapolates between periods, and fewer wakeups cost less CPU.
-    public static let standardPeriod = 4096
+    package static let standardPeriod = 4096
 
-    public init(rate: SampleRate, periodFrames: Int = 256) {
+    package init(rate: SampleRate, periodFrames: Int = 256) {
         self.rate = rate
         self.periodFrames = periodFrames
         bufferFrames = periodFrames * 2
     }
 
-    public func write(_ mono: UnsafeMutablePointer<Float>, frames: Int) -> SinkWrite { .written }
+    package func write(_ mono: UnsafeMutablePointer<Float>, frames: Int) -> SinkWrite { .written }
     /// A whole buffer, as a device that is kept full reports: the engine writes
     /// a period ahead and paces itself a period behind, so a frame written now
     /// is heard two periods later, and the heard frames lie on one straight
     /// line from frame 0 at the start (no step at each period).
-    public func status() -> SinkStatus { SinkStatus(delay: Int64(bufferFrames), queued: Int64(bufferFrames), at: nil) }
-    public func rewind(upTo frames: Int64) -> Int64 { 0 }
-    public func recover(from error: SinkError) -> SinkError? { nil }
-    public var takesBackQueuedFrames: Bool { true }
-    public func restart() -> SinkError? { nil }
-    public func drain() {}
+    package func status() -> SinkStatus { SinkStatus(delay: Int64(bufferFrames), queued: Int64(bufferFrames), at: nil) }
+    package func rewind(upTo frames: Int64) -> Int64 { 0 }
+    package func recover(from error: SinkError) -> SinkError? { nil }
+    package var takesBackQueuedFrames: Bool { true }
+    package func restart() -> SinkError? { nil }
+    package func drain() {}
 }
 
-public extension AudioSink {
+package extension AudioSink {
     var delayReportWanders: Bool { false }
     var quantumFrames: Int? { nil }
 }

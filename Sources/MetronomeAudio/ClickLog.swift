@@ -1,4 +1,4 @@
 import MetronomeSupport
 
 /// The clicks the audio thread started, oldest first.
-public typealias ClickLog = LockFreeQueue<StartedClick>
+package typealias ClickLog = LockFreeQueue<StartedClick>

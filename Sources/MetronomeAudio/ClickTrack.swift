@@ -13,26 +13,26 @@ import MetronomeLink
 /// first frame not yet rendered; a plan's passages (a tempo map, the speed
 /// trainer), worked out ahead on another thread, arrive through `plan`, each
 /// taking over at its first click.
-public final class ClickTrack: @unchecked Sendable {
+package final class ClickTrack: @unchecked Sendable {
     /// The schedule the track starts with.
-    public let schedule: ClickSchedule
-    public let length: TrackLength
+    package let schedule: ClickSchedule
+    package let length: TrackLength
     /// The frame after the last one of the track; nil while it is endless.
-    public private(set) var endFrame: Int64?
+    package private(set) var endFrame: Int64?
     /// The gain applied to every sound: the volume, reduced if overlapping clicks would clip.
-    public private(set) var gain: Float
+    package private(set) var gain: Float
     /// Where clicks fall now; changed only by `apply` and at a pending meter change.
-    public private(set) var passage: Passage
+    package private(set) var passage: Passage
     /// The passage that times beat `nextClick - 1`, whose subdivisions and
     /// second-voice clicks may still be due after a change at `nextClick`.
     private var previous: Passage
     /// Whether clicks are silent (they still count, and the pendulum still swings).
-    public private(set) var muted = false
+    package private(set) var muted = false
 
     /// The next frame `render` produces.
-    public private(set) var position: Int64 = 0
+    package private(set) var position: Int64 = 0
     /// The next beat to start.
-    public private(set) var nextClick: Int64 = 0
+    package private(set) var nextClick: Int64 = 0
     /// The next subdivision: its beat, and its index in the beat (1 to N-1).
     private var subdivisionBeat: Int64 = 0
     private var subdivisionIndex = 1
@@ -49,25 +49,25 @@ public final class ClickTrack: @unchecked Sendable {
 
     private let mixer: Mixer
     /// Where started clicks are recorded for the trace and the display, if anywhere.
-    public var clickLog: ClickLog?
+    package var clickLog: ClickLog?
     /// Where each new passage is handed on (to the picture), if anywhere.
-    public var passageLog: LockFreeQueue<Passage>?
+    package var passageLog: LockFreeQueue<Passage>?
     /// Passages a plan (a tempo map, the speed trainer) has worked out ahead,
     /// each taking over at its first click; fed by `PlanFeeder` off this thread.
-    public private(set) var plan: LockFreeQueue<Passage>?
+    package private(set) var plan: LockFreeQueue<Passage>?
     /// A setlist's two plan queues: the song playing reads one, the next song's plan is fed into the other.
-    public var songPlans: (LockFreeQueue<Passage>, LockFreeQueue<Passage>)?
+    package var songPlans: (LockFreeQueue<Passage>, LockFreeQueue<Passage>)?
     /// Where each song started, for the view and the trace (written here, read by the live loop).
-    public var songLog: LockFreeQueue<SongStart>?
+    package var songLog: LockFreeQueue<SongStart>?
     /// The song plan (0 or 1 of `songPlans`) to switch to at the next bar line, or at the resume when paused.
     private var pendingSong: Int?
     /// A song's passages count from click 0, frame 0 and bar 0; where it started moves them there.
     private var songOrigin = (click: Int64(0), frame: Int64(0), bar: Int64(0))
     /// Whether the plan still leads: a tempo, tap, meter or pause key leaves it for good.
-    public private(set) var followsPlan = true
+    package private(set) var followsPlan = true
 
     /// A track of `sounds` (the beat and the bell stand in for a subdivision or second voice not given).
-    public convenience init(schedule: ClickSchedule, sounds: ClickSounds, volume: Float = 1, length: TrackLength = .endless,
+    package convenience init(schedule: ClickSchedule, sounds: ClickSounds, volume: Float = 1, length: TrackLength = .endless,
                             rhythm: Rhythm = .plain) {
         self.init(schedule: schedule, beat: sounds.beat, bell: sounds.bell, volume: volume, length: length,
                   rhythm: rhythm, subdivision: sounds.subdivision, polyrhythm: sounds.polyrhythm)
@@ -75,7 +75,7 @@ public final class ClickTrack: @unchecked Sendable {
 
     /// A track that follows `plan`, whose passages `feeder` hands over ahead of time.
     /// `fastest`: a faster stretch still to come than the plan's own (a setlist's next songs).
-    public convenience init(plan: TempoPlan, feeder: PlanFeeder, sounds: ClickSounds, volume: Float = 1,
+    package convenience init(plan: TempoPlan, feeder: PlanFeeder, sounds: ClickSounds, volume: Float = 1,
                             length: TrackLength = .endless, fastest: ClickSchedule? = nil) {
         let own = plan.fastestSchedule
         self.init(schedule: plan.firstSchedule, beat: sounds.beat, bell: sounds.bell, volume: volume * plan.level,
@@ -86,11 +86,11 @@ public final class ClickTrack: @unchecked Sendable {
 
     /// The level a plan plays at (its loudest entry's volume, at most 1): the
     /// keys' volume and gain scale from it, so entries keep their levels after a key.
-    public private(set) var planLevel: Float = 1
+    package private(set) var planLevel: Float = 1
 
     /// The beat and bell, and for a rhythm that uses them the subdivision and second-voice sounds
     /// (the beat and the bell stand in for them when not given).
-    public init(schedule: ClickSchedule, beat: Sound, bell: Sound, volume: Float = 1, length: TrackLength = .endless,
+    package init(schedule: ClickSchedule, beat: Sound, bell: Sound, volume: Float = 1, length: TrackLength = .endless,
                 rhythm: Rhythm = .plain, subdivision: Sound? = nil, polyrhythm: Sound? = nil,
                 plan: LockFreeQueue<Passage>? = nil, fastest: ClickSchedule? = nil) {
         let subdivision = subdivision ?? beat, polyrhythm = polyrhythm ?? bell
@@ -173,7 +173,7 @@ public final class ClickTrack: @unchecked Sendable {
     }
 
     /// Whether every frame of a finite track has been rendered.
-    public var isFinished: Bool {
+    package var isFinished: Bool {
         guard let endFrame else { return false }
         return position >= endFrame
     }
@@ -189,7 +189,7 @@ public final class ClickTrack: @unchecked Sendable {
     /// how many belong to it (fewer than `count` only at the end of a finite
     /// track; the rest is silence). Allocates nothing.
     @discardableResult
-    public func render(into output: UnsafeMutablePointer<Float>, count: Int) -> Int {
+    package func render(into output: UnsafeMutablePointer<Float>, count: Int) -> Int {
         output.update(repeating: 0, count: count)
         let frames = endFrame.map { Int(max(0, min(Int64(count), $0 - position))) } ?? count
         guard frames > 0 else { return 0 }
@@ -235,7 +235,7 @@ public final class ClickTrack: @unchecked Sendable {
     /// keys: a new one when the tempo or the bar changes or the clicks move
     /// more than a millisecond off its grid. Allocates nothing.
     @discardableResult
-    public func render(into output: UnsafeMutablePointer<Float>, count: Int, following link: LinkConductor) -> Int {
+    package func render(into output: UnsafeMutablePointer<Float>, count: Int, following link: LinkConductor) -> Int {
         output.update(repeating: 0, count: count)
         let frames = endFrame.map { Int(max(0, min(Int64(count), $0 - position))) } ?? count
         guard frames > 0 else { return 0 }
@@ -354,7 +354,7 @@ public final class ClickTrack: @unchecked Sendable {
     /// Jumps to `frame` as if the frames between had played: sounds ringing
     /// move on, clicks that fell due in the gap are dropped, and the next click
     /// of each voice is the first one of the same grid at or after `frame`.
-    public func skip(to frame: Int64) {
+    package func skip(to frame: Int64) {
         guard frame > position else { return }
         mixer.advance(by: frame - position)
         position = frame
@@ -412,7 +412,7 @@ public final class ClickTrack: @unchecked Sendable {
     }
 
     /// Applies a practice command at the first frame not yet rendered. Allocates nothing.
-    public func apply(_ command: PracticeCommand) {
+    package func apply(_ command: PracticeCommand) {
         switch command {
         case .tempo(let tempo, let gain):
             followsPlan = false

@@ -10,23 +10,23 @@ import MetronomeTiming
 /// adds up). Taken frames (written less queued), never the delay report: the
 /// pulse plugin's delay (into pipewire-pulse) wanders by up to 40 ms while the
 /// sound does not move, but the frames it takes are exact, a quantum at a time.
-public struct ConsumptionLine: Sendable {
-    public let rate: Int64
+package struct ConsumptionLine: Sendable {
+    package let rate: Int64
     /// Offsets taken since the last `reset()`.
-    public private(set) var reads = 0
+    package private(set) var reads = 0
     // Plain integers, no optionals: the audio thread runs this.
     private var bucketStart: Int64 = 0
     private var bucketBest: Int64 = 0
     private var previousBucketBest: Int64 = 0
     private var buckets = 0
 
-    public init(rate: SampleRate) {
+    package init(rate: SampleRate) {
         self.rate = rate.framesPerSecond
     }
 
     /// Takes a read: `taken` frames had left the queue at `instant`. A read
     /// before the device has taken anything says nothing and is ignored.
-    public mutating func observe(taken: Int64, at instant: MonotonicInstant) {
+    package mutating func observe(taken: Int64, at instant: MonotonicInstant) {
         guard taken > 0 else { return }
         let time = instant.nanoseconds
         let offset = taken - FrameTime.frames(inNanoseconds: time, at: rate)
@@ -43,10 +43,10 @@ public struct ConsumptionLine: Sendable {
 
     /// `taken − rate·time` of the device: the best offset of the last one to two seconds.
     /// Meaningless before the first read.
-    public var line: Int64 { buckets > 1 ? max(bucketBest, previousBucketBest) : bucketBest }
+    package var line: Int64 { buckets > 1 ? max(bucketBest, previousBucketBest) : bucketBest }
 
     /// Forgets every read, as for a stream that starts again.
-    public mutating func reset() {
+    package mutating func reset() {
         reads = 0
         buckets = 0
     }

@@ -5,19 +5,19 @@
 /// 48 kHz by default) and a buffer below two quanta runs dry between cycles;
 /// the pulse plugin underruns below about 60 ms. So a server gets periods of a
 /// quantum and a buffer of four (85 ms), which both hold.
-public struct DeviceLatency: Sendable, Equatable {
+package struct DeviceLatency: Sendable, Equatable {
     /// Whether a sound server stands behind the device: its plugin is the device or ends its chain (`ServerPlugin`).
-    public let serving: Bool
+    package let serving: Bool
 
-    public init(serving: Bool) { self.serving = serving }
+    package init(serving: Bool) { self.serving = serving }
 
     /// Frames at 48 kHz of a sound server's period: PipeWire's default quantum.
-    public static let serverPeriodAt48k = 1024
+    package static let serverPeriodAt48k = 1024
     /// Periods in a sound server's buffer.
-    public static let serverPeriods = 4
+    package static let serverPeriods = 4
 
     /// Period and buffer in frames at `rate` (a server's scaled with the rate, as its quantum is).
-    public func frames(at rate: Int64) -> (period: Int, buffer: Int) {
+    package func frames(at rate: Int64) -> (period: Int, buffer: Int) {
         guard serving else { return Latency.standardFrames() }
         let period = Int((Int64(Self.serverPeriodAt48k) * rate + 24_000) / 48_000)
         return (period, period * Self.serverPeriods)

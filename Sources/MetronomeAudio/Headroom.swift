@@ -10,21 +10,21 @@ import MetronomeTiming
 /// clicks' phase; the gain scales that bound to 1. It changes only with the
 /// tempo or the volume, so it never pumps, and is 1 at ordinary tempi. A
 /// polyrhythm's second voice can sound with any click, so its bound is added.
-public struct Headroom: Sendable {
+package struct Headroom: Sendable {
     /// Each sound's decay envelope, made once.
     private let envelopes: [[Float]]
     private let polyrhythmEnvelope: [Float]?
     private let rhythm: Rhythm
 
     /// `sounds`: the main voice's (beat, bell, subdivision).
-    public init(sounds: [[Float]], rhythm: Rhythm = .plain, polyrhythmSound: [Float]? = nil) {
+    package init(sounds: [[Float]], rhythm: Rhythm = .plain, polyrhythmSound: [Float]? = nil) {
         envelopes = sounds.map(Self.decayEnvelope)
         polyrhythmEnvelope = rhythm.polyrhythm == nil ? nil : polyrhythmSound.map(Self.decayEnvelope)
         self.rhythm = rhythm
     }
 
     /// The gain for every click at the tempo of `schedule`: `volume / max(1, bound)`.
-    public func gain(for schedule: ClickSchedule, volume: Float) -> Float {
+    package func gain(for schedule: ClickSchedule, volume: Float) -> Float {
         let beat = schedule.shortestInterval
         let mainGap = beat * Int64(rhythm.subdivision.shortestGapThousandths) / 1000
         var bound = Self.peakBound(envelopes, shortestInterval: mainGap)
@@ -36,22 +36,22 @@ public struct Headroom: Sendable {
     }
 
     /// `volume / max(1, bound)`.
-    public static func gain(for sounds: [[Float]], shortestInterval: Int64, volume: Float) -> Float {
+    package static func gain(for sounds: [[Float]], shortestInterval: Int64, volume: Float) -> Float {
         Headroom(sounds: sounds).gain(shortestInterval: shortestInterval, volume: volume)
     }
 
     /// The largest sum of overlapping clicks, as described above.
-    public static func peakBound(for sounds: [[Float]], shortestInterval: Int64) -> Float {
+    package static func peakBound(for sounds: [[Float]], shortestInterval: Int64) -> Float {
         Headroom(sounds: sounds).peakBound(shortestInterval: shortestInterval)
     }
 
     /// `volume / max(1, bound)` for clicks at least `shortestInterval` frames apart.
-    public func gain(shortestInterval: Int64, volume: Float) -> Float {
+    package func gain(shortestInterval: Int64, volume: Float) -> Float {
         let bound = peakBound(shortestInterval: shortestInterval)
         return bound > 1 ? volume / bound : volume
     }
 
-    public func peakBound(shortestInterval: Int64) -> Float {
+    package func peakBound(shortestInterval: Int64) -> Float {
         Self.peakBound(envelopes, shortestInterval: shortestInterval)
     }
 

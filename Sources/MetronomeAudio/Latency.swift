@@ -1,12 +1,12 @@
 import MetronomeTiming
 
 /// How far ahead of the ear the audio thread writes: the ALSA buffer.
-public struct Latency: Sendable, Equatable {
-    public let microseconds: Int64
+package struct Latency: Sendable, Equatable {
+    package let microseconds: Int64
     /// Frames the audio thread writes at a time unless the buffer is smaller.
-    public static let standardPeriod = 256
+    package static let standardPeriod = 256
 
-    public init(parsing text: String) throws(TimingError) {
+    package init(parsing text: String) throws(TimingError) {
         guard let micro = ExactDecimal.parse(text, places: 3, in: 1_000...2_000_000) else {
             throw .invalid("latency '\(text)' is not allowed: use milliseconds from 1 to 2000, e.g. 20")
         }
@@ -14,14 +14,14 @@ public struct Latency: Sendable, Equatable {
     }
 
     /// Period and buffer sizes: 256-frame periods (less for a tiny buffer), at least two a buffer.
-    public func frames(at rate: SampleRate) -> (period: Int, buffer: Int) {
+    package func frames(at rate: SampleRate) -> (period: Int, buffer: Int) {
         let buffer = max(32, Int((microseconds * rate.framesPerSecond + 500_000) / 1_000_000))
         let period = min(Self.standardPeriod, max(16, buffer / 2))
         return (period, max(buffer, period * 2))
     }
 
     /// 256-frame periods, two of them: 10.7 ms at 48 kHz.
-    public static func standardFrames() -> (period: Int, buffer: Int) {
+    package static func standardFrames() -> (period: Int, buffer: Int) {
         (standardPeriod, standardPeriod * 2)
     }
 }

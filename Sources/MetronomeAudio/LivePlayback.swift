@@ -12,12 +12,12 @@ import MetronomeLink
 /// lost (an underrun, or a stall no error reported, `StallWatch`) is skipped,
 /// so late clicks are dropped rather than played late. A sink that takes
 /// frames faster than real time (no device, ALSA `null`) is paced by the clock.
-public final class LivePlayback: @unchecked Sendable {
-    public let track: ClickTrack
-    public let sink: any AudioSink
-    public let position: AudiblePosition
+package final class LivePlayback: @unchecked Sendable {
+    package let track: ClickTrack
+    package let sink: any AudioSink
+    package let position: AudiblePosition
     /// Frames over which a stop fades to silence (5 ms).
-    public let fadeFrames: Int64
+    package let fadeFrames: Int64
 
     private let clock: any Timekeeper
     private let stopRequested = Atomic<Bool>(false)
@@ -29,14 +29,14 @@ public final class LivePlayback: @unchecked Sendable {
     private let commands = LockFreeQueue<PracticeCommand>(capacity: 256)
     private var thread: pthread_t?
     /// The Ableton Link session that places the beats, if the run joined one (set before `start()`).
-    public var link: LinkConductor?
+    package var link: LinkConductor?
     /// Where each block played is recorded, for the practice inspector (set before `start()`).
-    public var played: PlayedAudio?
+    package var played: PlayedAudio?
 
     /// A stop that fades ends here; for a `--duration` track, at its last frame.
     private var stopFrame: Int64
 
-    public init(track: ClickTrack, sink: any AudioSink, clock: any Timekeeper = MonotonicClock()) {
+    package init(track: ClickTrack, sink: any AudioSink, clock: any Timekeeper = MonotonicClock()) {
         self.track = track
         self.sink = sink
         self.clock = clock
@@ -53,11 +53,11 @@ public final class LivePlayback: @unchecked Sendable {
     deinit { block.deallocate() }
 
     /// Underruns so far.
-    public var underruns: Int { underrunCount.load(ordering: .relaxed) }
+    package var underruns: Int { underrunCount.load(ordering: .relaxed) }
     /// Whether the audio thread has finished (track over, stopped, or failed).
-    public var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
+    package var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
     /// The device error that ended playback, if one did.
-    public var failure: SinkError? {
+    package var failure: SinkError? {
         let code = failureCode.load(ordering: .acquiring)
         if code == 0 { return nil }
         // Only the bounded wait fails with its code; everything else is the write's.
@@ -65,14 +65,14 @@ public final class LivePlayback: @unchecked Sendable {
     }
 
     /// Whether `start()` asks for real-time priority and locked memory: the live command does; a test need not.
-    public var asksForRealTime = false
+    package var asksForRealTime = false
     /// Whether the process's memory was locked before the device was opened (`RealTimeScheduling.lockMemory()`).
-    public var memoryLocked = false
+    package var memoryLocked = false
     /// What `start()` was granted; nil before, or when not asked.
-    public private(set) var scheduling: RealTimeScheduling?
+    package private(set) var scheduling: RealTimeScheduling?
 
     /// Starts the audio thread.
-    public func start() {
+    package func start() {
         guard let handle = NamedThread.start(named: "metronome-audio", { self.run() }) else {
             finishedFlag.store(true, ordering: .releasing)
             return
@@ -83,13 +83,13 @@ public final class LivePlayback: @unchecked Sendable {
 
     /// Hands a practice command to the audio thread; it takes effect at the
     /// first frame not yet rendered. Returns at once, without locks.
-    public func send(_ command: PracticeCommand) { commands.push(command) }
+    package func send(_ command: PracticeCommand) { commands.push(command) }
 
     /// Asks the audio thread to fade out and stop; returns at once.
-    public func stop() { stopRequested.store(true, ordering: .releasing) }
+    package func stop() { stopRequested.store(true, ordering: .releasing) }
 
     /// Waits for the audio thread to end.
-    public func join() {
+    package func join() {
         guard let thread else { return }
         pthread_join(thread, nil)
         self.thread = nil
@@ -106,7 +106,7 @@ public final class LivePlayback: @unchecked Sendable {
     /// the time lost, and the track goes on where real time has reached, every
     /// later click on the grid. Without a line yet (an underrun at start-up)
     /// the gap runs from when the queue ran dry to the recovery.
-    public func run() {
+    package func run() {
         defer { finishedFlag.store(true, ordering: .releasing) }
         let period = sink.periodFrames
         let rate = sink.rate.framesPerSecond

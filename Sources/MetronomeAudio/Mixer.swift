@@ -2,7 +2,7 @@
 ///
 /// Everything is allocated in `init`: `mix` and `start` touch only raw
 /// memory, so the audio thread can call them without allocating or locking.
-public final class Mixer: @unchecked Sendable {
+package final class Mixer: @unchecked Sendable {
     /// One sound, copied into memory the mixer owns, with the gain it plays at.
     struct Slot {
         let samples: UnsafeMutablePointer<Float>
@@ -20,12 +20,12 @@ public final class Mixer: @unchecked Sendable {
 
     private let slots: UnsafeMutableBufferPointer<Slot>
     private let voices: UnsafeMutablePointer<Voice>
-    public let voiceCapacity: Int
+    package let voiceCapacity: Int
     /// Voices playing now.
-    public private(set) var activeVoices = 0
+    package private(set) var activeVoices = 0
 
     /// Copies the sounds in, each with its gain, and reserves `voiceCapacity` voices.
-    public init(sounds: [(samples: [Float], gain: Float)], voiceCapacity: Int) {
+    package init(sounds: [(samples: [Float], gain: Float)], voiceCapacity: Int) {
         slots = .allocate(capacity: sounds.count)
         for (index, sound) in sounds.enumerated() {
             let storage = UnsafeMutablePointer<Float>.allocate(capacity: max(sound.samples.count, 1))
@@ -39,7 +39,7 @@ public final class Mixer: @unchecked Sendable {
     }
 
     /// Plays every sound at `gain` from now on, the ones ringing included.
-    public func setGain(_ gain: Float) {
+    package func setGain(_ gain: Float) {
         for index in slots.indices { slots[index].gain = gain }
     }
 
@@ -52,7 +52,7 @@ public final class Mixer: @unchecked Sendable {
     /// Adds every playing voice into `output[0..<count]` and advances it;
     /// voices that reach their end are released.
     @inline(__always)
-    public func mix(into output: UnsafeMutablePointer<Float>, count: Int) {
+    package func mix(into output: UnsafeMutablePointer<Float>, count: Int) {
         var index = 0
         while index < activeVoices {
             let voice = voices[index]
@@ -74,7 +74,7 @@ public final class Mixer: @unchecked Sendable {
     /// at `level` times the slot's gain, and mixes its first part; it keeps
     /// playing in later calls to `mix`.
     @inline(__always)
-    public func start(slot slotIndex: Int, level: Float = 1, at offset: Int, into output: UnsafeMutablePointer<Float>, count: Int) {
+    package func start(slot slotIndex: Int, level: Float = 1, at offset: Int, into output: UnsafeMutablePointer<Float>, count: Int) {
         let slot = slots[slotIndex]
         let frames = min(slot.count, count - offset)
         Self.add(slot.samples, gain: slot.gain * level, into: output + offset, count: frames)
@@ -87,7 +87,7 @@ public final class Mixer: @unchecked Sendable {
 
     /// Moves every voice `frames` further on without mixing, as if that much
     /// audio had played (used when the device skipped time).
-    public func advance(by frames: Int64) {
+    package func advance(by frames: Int64) {
         var index = 0
         while index < activeVoices {
             let remaining = Int64(slots[voices[index].slot].count - voices[index].position)

@@ -9,28 +9,28 @@ import MetronomeTiming
 /// timestamps. Writes wait (`snd_pcm_wait`, bounded) while the buffer is
 /// full: a device that stops taking audio (its sound server gone) is an
 /// error after `stallLimit`, never a hang.
-public final class PCMDevice: AudioSink, PCMHandleOwner, @unchecked Sendable {
-    public let name: String
-    public let rate: SampleRate
+package final class PCMDevice: AudioSink, PCMHandleOwner, @unchecked Sendable {
+    package let name: String
+    package let rate: SampleRate
     package let handle: PCMHandle
     /// Whether the device takes 32-bit float samples (else signed 16-bit).
-    public var takesFloat: Bool { handle.float }
+    package var takesFloat: Bool { handle.float }
     /// Whether a sound server stands behind the device: its plugin (ALSA's
     /// jack, pipewire, pulse: an I/O plugin) is the device or ends its chain
     /// (`ServerPlugin`). The server keeps the time, its own thread does the real-time work.
-    public var servedBySoundServer: Bool { soundServer != nil }
+    package var servedBySoundServer: Bool { soundServer != nil }
     /// Which server, when one is: its plugin's kind.
-    public var soundServer: SoundServer? { handle.serverPlugin?.server }
+    package var soundServer: SoundServer? { handle.serverPlugin?.server }
     /// Whether the writer should ask for real-time priority: on a card, and in
     /// front of a server that runs its own threads in real time (`SoundServer`).
-    public var wantsRealTimeWriter: Bool { soundServer.map(\.wantsRealTimeWriter) ?? true }
+    package var wantsRealTimeWriter: Bool { soundServer.map(\.wantsRealTimeWriter) ?? true }
     /// The pulse plugin's delay report wanders (into pipewire-pulse, from the buffer plus 5 frames
     /// to plus 2200 and back over 40 s of exact sound); what it has taken does not.
-    public var delayReportWanders: Bool { soundServer == .pulse }
+    package var delayReportWanders: Bool { soundServer == .pulse }
     /// The server's period: what its plugin moves at a time, at its rate.
     /// Behind a `rate` plugin, or a `plug` that converts, the plugin's own
     /// period and rate, not the device's; nil for a card.
-    public var serverPeriod: (frames: Int64, rate: Int64)? {
+    package var serverPeriod: (frames: Int64, rate: Int64)? {
         guard let plugin = handle.serverPlugin else { return nil }
         guard let frames = plugin.periodFrames, let rate = plugin.rate, rate > 0 else { return (Int64(periodFrames), self.rate.framesPerSecond) }
         return (Int64(frames), rate)
@@ -43,7 +43,7 @@ public final class PCMDevice: AudioSink, PCMHandleOwner, @unchecked Sendable {
     /// the pulse plugin: what it takes goes to the pulse server's own queue,
     /// which a late server fills late while the graph plays on (with the watch
     /// on, an hour under heavy load ends 2460 frames early).
-    public var quantumFrames: Int? {
+    package var quantumFrames: Int? {
         guard let plugin = handle.serverPlugin, plugin.server == .pipewire else { return nil }
         return plugin.periodFrames(at: rate.framesPerSecond) ?? periodFrames
     }
@@ -51,13 +51,13 @@ public final class PCMDevice: AudioSink, PCMHandleOwner, @unchecked Sendable {
     /// plugin: it hands every write to the server at once, and rewinding only
     /// moves its own count, which then disagrees with the server's; the next
     /// writes stall a buffer at a time.
-    public let takesBackQueuedFrames: Bool
+    package let takesBackQueuedFrames: Bool
 
     /// Opens `name` for playback at `rate` with periods of `periodFrames` and a
     /// buffer of `bufferFrames`; the device may round both (and the rate).
     /// Without sizes, the device's own default (`DeviceLatency`): what a sound
     /// server's plugin can hold, or low latency on a card.
-    public init(name: String, rate requestedRate: SampleRate, periodFrames requestedPeriod: Int? = nil, bufferFrames requestedBuffer: Int? = nil) throws(ALSAError) {
+    package init(name: String, rate requestedRate: SampleRate, periodFrames requestedPeriod: Int? = nil, bufferFrames requestedBuffer: Int? = nil) throws(ALSAError) {
         let handle = try PCMHandle(name: name, stream: SND_PCM_STREAM_PLAYBACK, rate: requestedRate, period: requestedPeriod, buffer: requestedBuffer)
         try Self.configureSoftware(handle.pcm, period: handle.periodFrames, buffer: handle.bufferFrames)
         self.handle = handle
@@ -80,7 +80,7 @@ public final class PCMDevice: AudioSink, PCMHandleOwner, @unchecked Sendable {
     }
 
     /// Converts to the device's format and channel count, then `snd_pcm_writei` until all is written.
-    public func write(_ mono: UnsafeMutablePointer<Float>, frames: Int) -> SinkWrite {
+    package func write(_ mono: UnsafeMutablePointer<Float>, frames: Int) -> SinkWrite {
         let source: UnsafeRawPointer
         if takesFloat {
             for frame in 0..<frames {
@@ -113,14 +113,14 @@ public final class PCMDevice: AudioSink, PCMHandleOwner, @unchecked Sendable {
 
     /// `snd_pcm_status`: the delay, the frames queued (the buffer less what is
     /// available) and the monotonic timestamp they were taken at.
-    public func status() -> SinkStatus {
+    package func status() -> SinkStatus {
         guard let status = handle.status() else { return SinkStatus(delay: 0, queued: 0, at: nil) }
         return SinkStatus(delay: status.delay, queued: max(0, Int64(bufferFrames) - status.available), at: status.at)
     }
 
     /// `snd_pcm_rewind` over what `snd_pcm_rewindable` says may still be taken
     /// back; nothing on a device that cannot take frames back.
-    public func rewind(upTo frames: Int64) -> Int64 {
+    package func rewind(upTo frames: Int64) -> Int64 {
         guard takesBackQueuedFrames else { return 0 }
         let rewindable = Int64(snd_pcm_rewindable(pcm))
         guard rewindable > 0, frames > 0 else { return 0 }
@@ -128,13 +128,13 @@ public final class PCMDevice: AudioSink, PCMHandleOwner, @unchecked Sendable {
     }
 
     /// `snd_pcm_recover`, silently: prepares the stream again after `-EPIPE` or `-ESTRPIPE`.
-    public func recover(from error: SinkError) -> SinkError? {
+    package func recover(from error: SinkError) -> SinkError? {
         let result = snd_pcm_recover(pcm, error.code, 1)
         return result < 0 ? SinkError(code: result, operation: "snd_pcm_recover") : nil
     }
 
     /// `snd_pcm_drop` then `snd_pcm_prepare`: what is queued is thrown away, and the stream starts again at the next writes.
-    public func restart() -> SinkError? {
+    package func restart() -> SinkError? {
         let dropped = snd_pcm_drop(pcm)
         if dropped < 0 { return SinkError(code: dropped, operation: "snd_pcm_drop") }
         let prepared = snd_pcm_prepare(pcm)
@@ -143,7 +143,7 @@ public final class PCMDevice: AudioSink, PCMHandleOwner, @unchecked Sendable {
 
     /// `snd_pcm_drain`: returns once everything written has played (or the
     /// device stops taking it for `stallLimit`).
-    public func drain() {
+    package func drain() {
         // Non-blocking, the drain starts and returns at once; wait for the stream to leave DRAINING.
         guard snd_pcm_drain(pcm) == -EAGAIN else { return }
         var waited: Int32 = 0

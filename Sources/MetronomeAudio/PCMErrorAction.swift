@@ -3,7 +3,7 @@ import Glibc
 /// What a negative return code of `snd_pcm_writei`, `snd_pcm_readi` or
 /// `snd_pcm_wait` asks of the loop that moves frames; the one place
 /// `PCMTransfer` decides it.
-public enum PCMErrorAction: Equatable, Sendable {
+package enum PCMErrorAction: Equatable, Sendable {
     /// `-EINTR`: a signal interrupted the call and nothing was lost: call again.
     case retry
     /// `-EAGAIN`: the buffer is full (the stream is non-blocking): wait for room.
@@ -14,7 +14,7 @@ public enum PCMErrorAction: Equatable, Sendable {
     /// Anything else: the device is lost.
     case fail
 
-    public init(code: Int32) {
+    package init(code: Int32) {
         switch code {
         case -EINTR: self = .retry
         case -EAGAIN: self = .waitForRoom

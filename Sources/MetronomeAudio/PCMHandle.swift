@@ -158,9 +158,9 @@ extension PCMHandleOwner {
     package var floats: UnsafeMutablePointer<Float> { handle.floats }
     package var shorts: UnsafeMutablePointer<Int16> { handle.shorts }
     /// Frames a period, and frames the buffer holds, as the device granted them.
-    public var periodFrames: Int { handle.periodFrames }
-    public var bufferFrames: Int { handle.bufferFrames }
-    public var channels: Int { handle.channels }
+    package var periodFrames: Int { handle.periodFrames }
+    package var bufferFrames: Int { handle.bufferFrames }
+    package var channels: Int { handle.channels }
     /// How long a read or write may wait before the device counts as lost: 2 s, or four buffers if longer.
-    public var stallLimitMilliseconds: Int32 { handle.stallLimitMilliseconds }
+    package var stallLimitMilliseconds: Int32 { handle.stallLimitMilliseconds }
 }

@@ -8,7 +8,7 @@ import MetronomeTiming
 ///
 /// Not real-time: between feeds it waits on a condition variable with a
 /// `CLOCK_MONOTONIC` deadline (`pthread_cond_timedwait`), which `stop()` cuts short.
-public final class PlanFeedThread: @unchecked Sendable {
+package final class PlanFeedThread: @unchecked Sendable {
     private let feeder: PlanFeeder
     private let intervalNanoseconds: Int64
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -18,7 +18,7 @@ public final class PlanFeedThread: @unchecked Sendable {
     private var thread: pthread_t?
 
     /// Feeds every `intervalNanoseconds` (100 ms: the queue holds seconds of even one-beat passages).
-    public init(feeder: PlanFeeder, intervalNanoseconds: Int64 = 100_000_000) {
+    package init(feeder: PlanFeeder, intervalNanoseconds: Int64 = 100_000_000) {
         self.feeder = feeder
         self.intervalNanoseconds = intervalNanoseconds
         mutex = .allocate(capacity: 1)
@@ -40,12 +40,12 @@ public final class PlanFeedThread: @unchecked Sendable {
     }
 
     /// Starts the thread ("metronome-plan"); without one (out of threads) the queue feeds nothing more.
-    public func start() {
+    package func start() {
         thread = NamedThread.start(named: "metronome-plan") { self.run() }
     }
 
     /// Wakes the thread to end and waits for it.
-    public func stop() {
+    package func stop() {
         guard let thread else { return }
         pthread_mutex_lock(mutex)
         stopping = true

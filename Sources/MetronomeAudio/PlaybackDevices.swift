@@ -4,15 +4,15 @@ import Glibc
 /// The playback devices ALSA knows: its configuration's named devices
 /// (`default`, `pipewire`, `pulse`, `null`, ...) and each card's `hw:`,
 /// `plughw:` and friends, as `snd_device_name_hint` lists them.
-public struct PlaybackDevice: Sendable, Equatable {
+package struct PlaybackDevice: Sendable, Equatable {
     /// What `--device` takes.
-    public let name: String
+    package let name: String
     /// ALSA's description, its lines joined by ", "; empty when it has none.
-    public let description: String
+    package let description: String
 
     /// Every PCM that can play (its `IOID` hint absent or `Output`), in ALSA's order.
     /// `snd_device_name_hint`, `snd_device_name_get_hint`, `snd_device_name_free_hint`.
-    public static func all() -> [PlaybackDevice] {
+    package static func all() -> [PlaybackDevice] {
         metronome_alsa_silence_errors()
         var hints: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
         guard snd_device_name_hint(-1, "pcm", &hints) >= 0, let hints else { return [] }
@@ -30,7 +30,7 @@ public struct PlaybackDevice: Sendable, Equatable {
     }
 
     /// One line for `--list-devices`: the name, and the description after a tab.
-    public var line: String { description.isEmpty ? name : "\(name)\t\(description)" }
+    package var line: String { description.isEmpty ? name : "\(name)\t\(description)" }
 
     private static func field(_ hint: UnsafeMutableRawPointer, _ key: String) -> String? {
         guard let value = snd_device_name_get_hint(hint, key) else { return nil }

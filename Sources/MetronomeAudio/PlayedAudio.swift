@@ -7,9 +7,9 @@ import Synchronization
 /// The audio thread records without allocating or locking; frames the track
 /// skipped read as silence. A reader on another thread copies a range and is
 /// told whether it was all there, neither still to come nor written over.
-public final class PlayedAudio: @unchecked Sendable {
+package final class PlayedAudio: @unchecked Sendable {
     /// Frames kept, a power of two.
-    public let capacity: Int
+    package let capacity: Int
     /// Each frame's sample as its bit pattern, stored and loaded relaxed: the counters order them.
     private let samples: UnsafeMutablePointer<Atomic<UInt32>>
     /// The track frame after the last one recorded, published once its samples are in.
@@ -19,7 +19,7 @@ public final class PlayedAudio: @unchecked Sendable {
     private let claimed = Atomic<Int64>(0)
 
     /// Keeps at least `frames` frames (rounded up to a power of two).
-    public init(frames: Int) {
+    package init(frames: Int) {
         var capacity = 1
         while capacity < max(frames, 1) { capacity <<= 1 }
         self.capacity = capacity
@@ -33,7 +33,7 @@ public final class PlayedAudio: @unchecked Sendable {
     }
 
     /// Audio thread: `block[0..<count]` was played from track frame `frame` on.
-    public func record(_ block: UnsafePointer<Float>, count: Int, at frame: Int64) {
+    package func record(_ block: UnsafePointer<Float>, count: Int, at frame: Int64) {
         let recorded = end.load(ordering: .relaxed)
         claimed.store(frame + Int64(count), ordering: .relaxed)
         atomicMemoryFence(ordering: .releasing)
@@ -50,12 +50,12 @@ public final class PlayedAudio: @unchecked Sendable {
     }
 
     /// The track frame after the last one recorded.
-    public var recordedEnd: Int64 { end.load(ordering: .acquiring) }
+    package var recordedEnd: Int64 { end.load(ordering: .acquiring) }
 
     /// Copies track frames `frame..<frame + count` into `output`; frames before
     /// the track's start are silence. False when some of them are not recorded
     /// yet or were written over while copying (`output` is then not to be used).
-    public func copy(from frame: Int64, count: Int, into output: UnsafeMutablePointer<Float>) -> Bool {
+    package func copy(from frame: Int64, count: Int, into output: UnsafeMutablePointer<Float>) -> Bool {
         let before = end.load(ordering: .acquiring)
         guard frame + Int64(count) <= before, frame >= before - Int64(capacity) else { return false }
         for offset in 0..<count {

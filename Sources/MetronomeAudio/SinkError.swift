@@ -5,23 +5,23 @@ import SystemPackage
 /// device, the tests' simulated one): the negative errno of the failure and
 /// the operation that failed. Made on the audio thread, so it holds no more
 /// than a code and a literal (nothing allocated); the message is made when asked.
-public struct SinkError: Error, CustomStringConvertible, Sendable, Equatable {
+package struct SinkError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The negative errno (`-EPIPE` for an underrun).
-    public let code: Int32
+    package let code: Int32
     /// The operation that failed (`snd_pcm_writei` on an ALSA device).
-    public let operation: String
+    package let operation: String
 
-    public init(code: Int32, operation: String) {
+    package init(code: Int32, operation: String) {
         self.code = code
         self.operation = operation
     }
 
     /// A write that waited for room longer than its bound: the device stopped taking audio.
-    public static let stoppedTakingAudio = SinkError(code: -ETIMEDOUT, operation: "wait for room")
+    package static let stoppedTakingAudio = SinkError(code: -ETIMEDOUT, operation: "wait for room")
 
-    public var message: String {
+    package var message: String {
         if self == Self.stoppedTakingAudio { return "it stopped taking audio (the device or its sound server is gone)" }
         return Errno(rawValue: -code).description
     }
-    public var description: String { "\(operation): \(message)" }
+    package var description: String { "\(operation): \(message)" }
 }

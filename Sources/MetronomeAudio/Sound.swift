@@ -4,28 +4,28 @@ import MetronomeTiming
 import SystemPackage
 
 /// A mono sound at a known rate: what one click plays.
-public struct Sound: Sendable, Equatable {
-    public let samples: [Float]
-    public let rate: SampleRate
+package struct Sound: Sendable, Equatable {
+    package let samples: [Float]
+    package let rate: SampleRate
 
-    public init(samples: [Float], rate: SampleRate) {
+    package init(samples: [Float], rate: SampleRate) {
         self.samples = samples
         self.rate = rate
     }
 
     /// The largest absolute sample value.
-    public var peak: Float { samples.reduce(0) { max($0, abs($1)) } }
+    package var peak: Float { samples.reduce(0) { max($0, abs($1)) } }
 
     /// The sound at another rate, converted with libsamplerate.
-    public func converted(to target: SampleRate, betweenPieces: () -> Void = {}) throws(SoundError) -> Sound {
+    package func converted(to target: SampleRate, betweenPieces: () -> Void = {}) throws(SoundError) -> Sound {
         guard target != rate else { return self }
         return Sound(samples: try Resampler.convert(samples, from: rate.framesPerSecond, to: target.framesPerSecond, betweenPieces: betweenPieces), rate: target)
     }
 
     /// The longest sound a click may be: longer is surely the wrong file.
-    public static let longestSeconds: Int64 = 60
+    package static let longestSeconds: Int64 = 60
     /// Source rates libsamplerate can convert to every output rate (8 to 192 kHz) in one step.
-    public static let readableRates: ClosedRange<Int64> = 1_000...768_000
+    package static let readableRates: ClosedRange<Int64> = 1_000...768_000
     /// The most bytes read from a pipe or FIFO: a minute of 8-channel float audio at 192 kHz.
     static let streamLimit = 384 << 20
 
@@ -35,7 +35,7 @@ public struct Sound: Sendable, Equatable {
     /// A file that cannot serve as a click is an `.unreadable` error naming it
     /// (exit 66). A pipe or FIFO is read into memory first, never waited on for
     /// ever; a file is read for what it holds, whatever its header claims.
-    public static func load(contentsOf path: String, rate target: SampleRate, betweenPieces: () -> Void = {}) throws(SoundError) -> Sound {
+    package static func load(contentsOf path: String, rate target: SampleRate, betweenPieces: () -> Void = {}) throws(SoundError) -> Sound {
         func failure(_ text: String) -> SoundError { SoundError(.unreadable, "sound file '\(path)' \(text)") }
         if access(path, F_OK) != 0 { throw failure("does not exist") }
         if access(path, R_OK) != 0 { throw failure("cannot be read: \(Errno(rawValue: errno).description)") }

@@ -2,9 +2,9 @@ import MetronomeTiming
 
 /// A sound that cannot be had: a file that is missing or not audio, a sound
 /// that cannot be written, a conversion that failed. One line naming the file.
-public typealias SoundError = LayerError<SoundFailure>
+package typealias SoundError = LayerError<SoundFailure>
 
-public enum SoundFailure: Sendable, Equatable {
+package enum SoundFailure: Sendable, Equatable {
     /// A sound file (given or built in) cannot be read as a sound.
     case unreadable
     /// A sound cannot be written where asked.

@@ -1,15 +1,15 @@
 import CSndFile
 
 /// An open sound file; owns its libsndfile handle and closes it once.
-public final class SoundFile {
+package final class SoundFile {
     private var handle: OpaquePointer?
     /// The bytes a file opened from memory reads, kept as long as the handle.
     private var source: SoundBytes?
-    public let frames: Int64
-    public let channels: Int
-    public let rate: Int64
+    package let frames: Int64
+    package let channels: Int
+    package let rate: Int64
     /// The `SF_FORMAT_*` major and minor format of the file.
-    public let format: Int32
+    package let format: Int32
 
     private init(handle: OpaquePointer, info: SF_INFO) {
         self.handle = handle
@@ -22,7 +22,7 @@ public final class SoundFile {
     deinit { try? close() }
 
     /// Opens a file for reading in any format libsndfile knows. Stands for `sf_open(path, SFM_READ, …)`.
-    public static func open(reading path: String) throws(SoundFileError) -> SoundFile {
+    package static func open(reading path: String) throws(SoundFileError) -> SoundFile {
         var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
             throw SoundFileError(handle: nil)
@@ -43,7 +43,7 @@ public final class SoundFile {
     }
 
     /// Creates (or truncates) a file for writing. Stands for `sf_open(path, SFM_WRITE, …)`.
-    public static func create(writing path: String, format: Int32, channels: Int, rate: Int64) throws(SoundFileError) -> SoundFile {
+    package static func create(writing path: String, format: Int32, channels: Int, rate: Int64) throws(SoundFileError) -> SoundFile {
         var info = try writableInfo(format: format, channels: channels, rate: rate)
         guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
             throw SoundFileError(handle: nil)
@@ -53,7 +53,7 @@ public final class SoundFile {
 
     /// Writes a new file on an open descriptor, which stays the caller's to
     /// sync and close after `close()`. Stands for `sf_open_fd(fd, SFM_WRITE, …, SF_FALSE)`.
-    public static func create(descriptor: Int32, format: Int32, channels: Int, rate: Int64) throws(SoundFileError) -> SoundFile {
+    package static func create(descriptor: Int32, format: Int32, channels: Int, rate: Int64) throws(SoundFileError) -> SoundFile {
         var info = try writableInfo(format: format, channels: channels, rate: rate)
         guard let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) else {
             throw SoundFileError(handle: nil)
@@ -74,26 +74,26 @@ public final class SoundFile {
     }
 
     /// Reads up to `count` frames of interleaved floats; returns the frames read. `sf_readf_float`.
-    public func read(into buffer: UnsafeMutablePointer<Float>, frames count: Int) throws(SoundFileError) -> Int {
+    package func read(into buffer: UnsafeMutablePointer<Float>, frames count: Int) throws(SoundFileError) -> Int {
         let read = sf_readf_float(try open(), buffer, sf_count_t(count))
         if read < count, sf_error(handle) != 0 { throw SoundFileError(handle: handle) }
         return Int(read)
     }
 
     /// Writes `count` frames of interleaved floats. `sf_writef_float`.
-    public func write(_ buffer: UnsafePointer<Float>, frames count: Int) throws(SoundFileError) {
+    package func write(_ buffer: UnsafePointer<Float>, frames count: Int) throws(SoundFileError) {
         let written = sf_writef_float(try open(), buffer, sf_count_t(count))
         guard written == count else { throw SoundFileError(handle: handle) }
     }
 
     /// Writes `count` frames of interleaved 16-bit samples. `sf_writef_short`.
-    public func write(_ buffer: UnsafePointer<Int16>, frames count: Int) throws(SoundFileError) {
+    package func write(_ buffer: UnsafePointer<Int16>, frames count: Int) throws(SoundFileError) {
         let written = sf_writef_short(try open(), buffer, sf_count_t(count))
         guard written == count else { throw SoundFileError(handle: handle) }
     }
 
     /// Flushes and closes the file; errors from the final header write are thrown. `sf_close`.
-    public func close() throws(SoundFileError) {
+    package func close() throws(SoundFileError) {
         guard let handle else { return }
         self.handle = nil
         let code = sf_close(handle)

@@ -1,10 +1,10 @@
 import CSndFile
 
 /// A libsndfile failure: its error code and `sf_strerror` message.
-public struct SoundFileError: Error, CustomStringConvertible, Sendable {
+package struct SoundFileError: Error, CustomStringConvertible, Sendable {
     /// The libsndfile error number (`SF_ERR_*`), 0 when the failure is ours.
-    public let code: Int32
-    public let message: String
+    package let code: Int32
+    package let message: String
 
     init(code: Int32, message: String) {
         self.code = code
@@ -18,5 +18,5 @@ public struct SoundFileError: Error, CustomStringConvertible, Sendable {
         message = String(cString: sf_strerror(handle))
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

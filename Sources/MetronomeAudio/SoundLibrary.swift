@@ -7,11 +7,11 @@ import SystemPackage
 /// The built-in sounds are looked up in `$METRONOME_SOUNDS`, then
 /// `PREFIX/share/metronome/Sounds` beside an installed `PREFIX/bin/metronome`,
 /// then the `Sounds` folder of the source tree the binary was built from.
-public enum SoundLibrary {
-    public static let environmentVariable = "METRONOME_SOUNDS"
+package enum SoundLibrary {
+    package static let environmentVariable = "METRONOME_SOUNDS"
 
     /// The folders searched for built-in sounds, in order.
-    public static func searchPath() -> [String] {
+    package static func searchPath() -> [String] {
         var folders: [String] = []
         if let override = getenv(environmentVariable), override.pointee != 0 {
             folders.append(String(cString: override))
@@ -28,7 +28,7 @@ public enum SoundLibrary {
     }
 
     /// The path of a built-in sound, from the first folder that holds it.
-    public static func builtIn(_ name: String) throws(SoundError) -> String {
+    package static func builtIn(_ name: String) throws(SoundError) -> String {
         for folder in searchPath() {
             let path = "\(folder)/\(name)"
             if access(path, R_OK) == 0 { return path }
@@ -38,7 +38,7 @@ public enum SoundLibrary {
 
     /// The beat and bell at `rate`: the user's files where given, else the built-in ones.
     /// `betweenPieces` runs between pieces of a long conversion (see `Resampler`).
-    public static func load(beat: String?, bell: String?, rate: SampleRate,
+    package static func load(beat: String?, bell: String?, rate: SampleRate,
                             betweenPieces: () -> Void = {}) throws(SoundError) -> (beat: Sound, bell: Sound) {
         let beatSound = try Sound.load(contentsOf: try path(beat, orBuiltIn: "beat.wav"), rate: rate, betweenPieces: betweenPieces)
         let bellSound = try Sound.load(contentsOf: try path(bell, orBuiltIn: "bell.wav"), rate: rate, betweenPieces: betweenPieces)
@@ -47,7 +47,7 @@ public enum SoundLibrary {
 
     /// Every sound a rhythm plays at `rate`: the beat and the bell, and the
     /// subdivision tick and second voice only when the rhythm has them.
-    public static func load(beat: String?, bell: String?, subdivision: String?, polyrhythm: String?,
+    package static func load(beat: String?, bell: String?, subdivision: String?, polyrhythm: String?,
                             rhythm: Rhythm, rate: SampleRate, betweenPieces: () -> Void = {}) throws(SoundError) -> ClickSounds {
         let (beatSound, bellSound) = try load(beat: beat, bell: bell, rate: rate, betweenPieces: betweenPieces)
         var sounds = ClickSounds(beat: beatSound, bell: bellSound)
@@ -75,13 +75,13 @@ public enum SoundLibrary {
 }
 
 /// The sounds of a run: nil where the rhythm does not use one.
-public struct ClickSounds: Sendable {
-    public var beat: Sound
-    public var bell: Sound
-    public var subdivision: Sound?
-    public var polyrhythm: Sound?
+package struct ClickSounds: Sendable {
+    package var beat: Sound
+    package var bell: Sound
+    package var subdivision: Sound?
+    package var polyrhythm: Sound?
 
-    public init(beat: Sound, bell: Sound, subdivision: Sound? = nil, polyrhythm: Sound? = nil) {
+    package init(beat: Sound, bell: Sound, subdivision: Sound? = nil, polyrhythm: Sound? = nil) {
         self.beat = beat
         self.bell = bell
         self.subdivision = subdivision
@@ -89,14 +89,14 @@ public struct ClickSounds: Sendable {
     }
 
     /// The main voice's sounds, for the headroom: what a bar of `rhythm` plays.
-    public func mainVoice(rhythm: Rhythm, meter: Meter) -> [[Float]] {
+    package func mainVoice(rhythm: Rhythm, meter: Meter) -> [[Float]] {
         var sounds = meter.beatsPerBar > 1 || rhythm.pattern != nil ? [beat.samples, bell.samples] : [bell.samples]
         if let subdivision, rhythm.subdivision.clicksPerBeat > 1 { sounds.append(subdivision.samples) }
         return sounds
     }
 
     /// The headroom for every tempo these sounds can be played at.
-    public func headroom(rhythm: Rhythm, meter: Meter) -> Headroom {
+    package func headroom(rhythm: Rhythm, meter: Meter) -> Headroom {
         Headroom(sounds: mainVoice(rhythm: rhythm, meter: meter), rhythm: rhythm, polyrhythmSound: polyrhythm?.samples)
     }
 }

@@ -1,6 +1,6 @@
 /// The sound server behind an ALSA device, told by the I/O plugin that
 /// stands for it (`ALSA <-> PipeWire PCM I/O Plugin`): none for a card.
-public enum SoundServer: String, Sendable, Equatable {
+package enum SoundServer: String, Sendable, Equatable {
     case jack = "JACK"
     case pipewire = "PipeWire"
     case pulse = "PulseAudio"
@@ -32,13 +32,13 @@ public enum SoundServer: String, Sendable, Equatable {
 /// `pipewire` or `pulse`). The dump names every plugin, outermost first, each
 /// slave after its master (after `Plug PCM: ` on the same line, else on its own
 /// line after `Slave: `), each with its setup below it once there is one.
-public struct ServerPlugin: Sendable, Equatable {
-    public let server: SoundServer
+package struct ServerPlugin: Sendable, Equatable {
+    package let server: SoundServer
     /// Frames the server's plugin moves a period, and its rate, from its
     /// setup; nil before the device is set up. Behind a `rate` plugin, or a
     /// `plug` that converts the rate, they are not the device's.
-    public let periodFrames: Int?
-    public let rate: Int64?
+    package let periodFrames: Int?
+    package let rate: Int64?
 
     init(server: SoundServer, periodFrames: Int?, rate: Int64?) {
         self.server = server
@@ -49,7 +49,7 @@ public struct ServerPlugin: Sendable, Equatable {
     /// The first server plugin `dump` names, or nil for a chain of none (a card, `null`, `file`).
     /// An outermost I/O plugin (`snd_pcm_type` is `SND_PCM_TYPE_IOPLUG`) is one
     /// even when its name is not a server's; inside a chain only a name tells.
-    public init?(dump: String, outermostIsIOPlugin: Bool) {
+    package init?(dump: String, outermostIsIOPlugin: Bool) {
         let lines = dump.split(separator: "\n", omittingEmptySubsequences: false)
         let named = lines.indices.lazy.compactMap { index in Self.server(named: lines[index]).map { (index, $0) } }.first
         guard let (line, server) = named ?? (outermostIsIOPlugin ? (0, .other) : nil) else { return nil }
@@ -63,7 +63,7 @@ public struct ServerPlugin: Sendable, Equatable {
     /// The server's period in frames at `deviceRate`, rounded: what it moves at
     /// a time, counted as the device counts (941 frames at 44.1 kHz for 1024 at 48);
     /// nil before the device is set up.
-    public func periodFrames(at deviceRate: Int64) -> Int? {
+    package func periodFrames(at deviceRate: Int64) -> Int? {
         guard let periodFrames, let rate, rate > 0 else { return nil }
         return Int((Int64(periodFrames) * deviceRate + rate / 2) / rate)
     }

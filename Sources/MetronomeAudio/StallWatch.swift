@@ -11,16 +11,16 @@ import MetronomeTiming
 /// settled `settling` frames of time later: still below, the loss is the best
 /// of the last two offsets before less the best one since (few reads against
 /// few, so neither side reads closer to the device than the other).
-public struct StallWatch: Sendable {
-    public let rate: Int64
+package struct StallWatch: Sendable {
+    package let rate: Int64
     /// How far below its line the device must fall to count: half the
     /// engine's buffer, at least 10 ms. A card that reports its position a
     /// period at a time reads up to a period low; a whole buffer late, it
     /// would have underrun instead.
-    public let threshold: Int64
+    package let threshold: Int64
     /// How long, in frames of time, a read below the line is watched before
     /// it is settled: the threshold, or a server's whole buffer.
-    public let settling: Int64
+    package let settling: Int64
 
     // Plain integers and flags, no optionals of tuples: the audio thread runs
     // this, and a debug build would allocate type metadata for those on first use.
@@ -43,7 +43,7 @@ public struct StallWatch: Sendable {
     private var offsetBefore: Int64 = 0
     private var suspectedNear: Int64 = 0
 
-    public init(rate: SampleRate, bufferFrames: Int) {
+    package init(rate: SampleRate, bufferFrames: Int) {
         self.rate = rate.framesPerSecond
         threshold = max(Int64(bufferFrames) / 2, rate.framesPerSecond / 100)
         settling = threshold
@@ -53,7 +53,7 @@ public struct StallWatch: Sendable {
     /// a time: reads sit at the top of the quanta's staircase, so half a quantum
     /// lost counts (at least 10 ms), settled over `bufferFrames` so that a
     /// thread that woke late a few times is not a stall.
-    public init(rate: SampleRate, quantum: Int, bufferFrames: Int) {
+    package init(rate: SampleRate, quantum: Int, bufferFrames: Int) {
         self.rate = rate.framesPerSecond
         threshold = max(Int64(quantum) / 2, rate.framesPerSecond / 100)
         settling = max(threshold, Int64(bufferFrames))
@@ -61,7 +61,7 @@ public struct StallWatch: Sendable {
 
     /// Forgets the line, as after an underrun the engine already handled;
     /// watching starts again once the frames taken pass `frame`.
-    public mutating func restart(after frame: Int64) {
+    package mutating func restart(after frame: Int64) {
         waitingFor = frame
         buckets = 0
         remembered = 0
@@ -69,7 +69,7 @@ public struct StallWatch: Sendable {
     }
 
     /// Takes a status read; returns the frames the device lost when a stall is settled.
-    public mutating func observe(taken: Int64, at instant: MonotonicInstant) -> Int64? {
+    package mutating func observe(taken: Int64, at instant: MonotonicInstant) -> Int64? {
         guard taken > waitingFor else { return nil }
         let time = instant.nanoseconds
         if !started {

@@ -7,17 +7,17 @@ import MetronomeSession
 /// Every way the command can fail, as the user sees it: one line and a
 /// sysexits status. The one place errors become exit codes: the layers
 /// below throw what happened, and `status(of:)` is the table.
-public struct CommandFailure: Error, Equatable, Sendable {
-    public let status: Int32
-    public let message: String
+package struct CommandFailure: Error, Equatable, Sendable {
+    package let status: Int32
+    package let message: String
 
-    public init(status: Int32, message: String) {
+    package init(status: Int32, message: String) {
         self.status = status
         self.message = message
     }
 
     /// The failure `error` stands for; nil for help and `--version`, which are no failures.
-    public static func from(_ error: any Error) -> CommandFailure? {
+    package static func from(_ error: any Error) -> CommandFailure? {
         if let own = ofLayers(error) { return own }
         let exit = MetronomeCommand.exitCode(for: error)
         if exit == .success { return nil }

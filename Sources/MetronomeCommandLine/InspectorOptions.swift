@@ -43,7 +43,7 @@ struct InspectorOptions: ParsableArguments {
 
 /// `--inspect` and `--calibrate`: the two ways of listening back.
 extension InspectorSettings.Mode: EnumerableFlag {
-    public static func help(for value: Self) -> ArgumentHelp? {
+    package static func help(for value: Self) -> ArgumentHelp? {
         switch value {
         case .inspect:
             "Listen to the player on --input-device while playing: every note's offset from its click (negative early), live and in a summary at the end."

@@ -4,7 +4,7 @@ import MetronomeRender
 import MetronomeSession
 
 /// What one command line asks for, built once (`MetronomeCommand.makeRun()`).
-public enum Run: Sendable, Equatable {
+package enum Run: Sendable, Equatable {
     /// `--list-devices`: the playback devices ALSA knows, one a line.
     case listDevices
     /// A live run or a render, as the settings say.
@@ -16,7 +16,7 @@ extension MetronomeCommand {
     /// file comes first, so that a bad option is refused before a file is
     /// read, `--list-devices` too; then the tempo map or the setlist is read,
     /// once, and the rhythm made against its bars.
-    public func makeRun() throws -> Run {
+    package func makeRun() throws -> Run {
         // Each value as its own type read it, in the order of the groups: a bad one is its line
         // before any combination of options is looked at.
         let values: [(any CheckedOption)?] = [tempo.bpm, tempo.meter, practice.subdivisionVolume, practice.countIn, practice.until,

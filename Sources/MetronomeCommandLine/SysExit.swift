@@ -1,6 +1,6 @@
 /// Process exit codes from BSD `sysexits.h`, the ones the metronome uses.
 /// Chosen only by `CommandFailure`, from what the layers say happened.
-public enum SysExit: Int32, Sendable {
+package enum SysExit: Int32, Sendable {
     /// A bad option value or combination. The corresponding C constant is `EX_USAGE`.
     case usage = 64
     /// An input file is malformed (a tempo map that is not one). `EX_DATAERR`.

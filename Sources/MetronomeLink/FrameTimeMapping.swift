@@ -10,18 +10,18 @@ import MetronomeTiming
 /// `anchor time + (f - anchor frame) · 10¹⁸ / rate ≥ t`. Products go through
 /// `Int128`: ten years at 192 kHz is 6·10¹³ frames and 3·10¹⁷ ns, and a
 /// rate of 1.92·10¹⁴ nanoframes a second makes products of 10³².
-public struct FrameTimeMapping: Equatable, Sendable {
+package struct FrameTimeMapping: Equatable, Sendable {
     /// The anchor frame.
-    public let frame: Int64
+    package let frame: Int64
     /// The Link time the anchor frame is heard at, in nanoseconds (Link's microseconds × 1000).
-    public let nanos: Int64
+    package let nanos: Int64
     /// Frames per second of Link's clock, × 10⁹.
-    public let nanoframesPerSecond: Int64
+    package let nanoframesPerSecond: Int64
 
     static let nanosPerSecond: Int128 = 1_000_000_000
     static let scale: Int128 = 1_000_000_000 * 1_000_000_000
 
-    public init(frame: Int64, nanos: Int64, nanoframesPerSecond: Int64) {
+    package init(frame: Int64, nanos: Int64, nanoframesPerSecond: Int64) {
         precondition(nanoframesPerSecond > 0, "a mapping needs a positive rate")
         self.frame = frame
         self.nanos = nanos
@@ -29,41 +29,41 @@ public struct FrameTimeMapping: Equatable, Sendable {
     }
 
     /// `frame` heard at `time`, at exactly `rate` frames a second of Link's clock.
-    public init(frame: Int64, heardAt time: LinkTime, rate: SampleRate) {
+    package init(frame: Int64, heardAt time: LinkTime, rate: SampleRate) {
         self.init(frame: frame, nanos: time.micros * 1_000, nanoframesPerSecond: rate.framesPerSecond * 1_000_000_000)
     }
 
     /// The same line with every frame heard `nanoseconds` later: output latency the device's delay does not report.
-    public func delayed(byNanoseconds nanoseconds: Int64) -> FrameTimeMapping {
+    package func delayed(byNanoseconds nanoseconds: Int64) -> FrameTimeMapping {
         FrameTimeMapping(frame: frame, nanos: nanos + nanoseconds, nanoframesPerSecond: nanoframesPerSecond)
     }
 
     /// The Link time `frame` is heard at, in nanoseconds, rounded down.
-    public func nanos(ofFrame other: Int64) -> Int64 {
+    package func nanos(ofFrame other: Int64) -> Int64 {
         let offset = Int128(other - frame) * Self.scale
         return nanos + Int64(Self.floorDivide(offset, Int128(nanoframesPerSecond)))
     }
 
     /// The Link time `frame` is heard at, rounded down to Link's microsecond.
-    public func time(ofFrame other: Int64) -> LinkTime {
+    package func time(ofFrame other: Int64) -> LinkTime {
         LinkTime(micros: Int64(Self.floorDivide(Int128(nanos(ofFrame: other)), 1_000)))
     }
 
     /// The first frame heard at or after `time`: where a beat due at `time` starts.
-    public func firstFrame(atOrAfter time: LinkTime) -> Int64 {
+    package func firstFrame(atOrAfter time: LinkTime) -> Int64 {
         let since = Int128(time.micros) * 1_000 - Int128(nanos)
         return frame + Int64(-Self.floorDivide(-since * Int128(nanoframesPerSecond), Self.scale))
     }
 
     /// Where `time` falls on the line, in billionths of a frame, rounded up:
     /// `firstFrame(atOrAfter:)` is this rounded up to a whole frame.
-    public func nanoframe(at time: LinkTime) -> Int128 {
+    package func nanoframe(at time: LinkTime) -> Int128 {
         let since = Int128(time.micros) * 1_000 - Int128(nanos)
         return Int128(frame) * Self.nanosPerSecond - Self.floorDivide(-since * Int128(nanoframesPerSecond), Self.nanosPerSecond)
     }
 
     /// The first whole frame at or after a position in billionths of a frame.
-    public static func firstFrame(atOrAfterNanoframe position: Int128) -> Int64 {
+    package static func firstFrame(atOrAfterNanoframe position: Int128) -> Int64 {
         Int64(-floorDivide(-position, nanosPerSecond))
     }
 

@@ -10,18 +10,18 @@ import MetronomeTiming
 /// newest point, subtracted in integers before anything becomes a `Double`, so
 /// it is as exact after ten years as after a second. The points live inline:
 /// adding one allocates nothing, for the audio thread.
-public struct HostTimeFilter: Sendable {
-    public static let capacity = 512
+package struct HostTimeFilter: Sendable {
+    package static let capacity = 512
 
     /// The nominal rate: the slope with a single point, and the centre of the slopes allowed.
-    public let rate: SampleRate
+    package let rate: SampleRate
     /// A point farther than this from the line (an underrun, a restart) starts the fit again from it.
-    public let reanchorFrames: Int64
+    package let reanchorFrames: Int64
     /// The fitted rate stays within this share of the nominal rate (crystals are within 10⁻⁴).
-    public static let maximumDrift = 1e-3
+    package static let maximumDrift = 1e-3
 
     /// Where the line passes among the points, at the fitted slope.
-    public enum Offset: Sendable {
+    package enum Offset: Sendable {
         /// Through their mean, as Link's filter does: reports that jitter both ways.
         case mean
         /// Through the earliest: reports that can only be late, as when each
@@ -29,34 +29,34 @@ public struct HostTimeFilter: Sendable {
         /// least-delayed point is the truest, and one is enough.
         case earliest
     }
-    public let offset: Offset
+    package let offset: Offset
 
     private var frames = InlineArray<512, Int64>(repeating: 0)
     private var micros = InlineArray<512, Int64>(repeating: 0)
     private var newest = -1
-    public private(set) var count = 0
+    package private(set) var count = 0
 
-    public init(rate: SampleRate, reanchorFrames: Int64 = 8_192, offset: Offset = .mean) {
+    package init(rate: SampleRate, reanchorFrames: Int64 = 8_192, offset: Offset = .mean) {
         self.rate = rate
         self.offset = offset
         self.reanchorFrames = reanchorFrames
     }
 
     /// Frames from the oldest point to the newest: how much of the device's clock the fit has seen.
-    public var spanFrames: Int64 {
+    package var spanFrames: Int64 {
         guard count > 0 else { return 0 }
         let oldest = count < Self.capacity ? 0 : (newest + 1) % Self.capacity
         return frames[newest] &- frames[oldest]
     }
 
     /// Forgets every point, as after a restart of the stream.
-    public mutating func reset() {
+    package mutating func reset() {
         count = 0
         newest = -1
     }
 
     /// Adds that `frame` was heard at `time`; a point far off the line as it stands replaces all the others.
-    public mutating func add(frame: Int64, heardAt time: LinkTime) {
+    package mutating func add(frame: Int64, heardAt time: LinkTime) {
         if let line = mapping() {
             let distance = Int128(line.firstFrame(atOrAfter: time)) - Int128(frame)
             if distance > Int128(reanchorFrames) || distance < -Int128(reanchorFrames) { reset() }
@@ -68,7 +68,7 @@ public struct HostTimeFilter: Sendable {
     }
 
     /// The fitted line, anchored at the newest point's frame; nil before the first point.
-    public func mapping() -> FrameTimeMapping? {
+    package func mapping() -> FrameTimeMapping? {
         guard count > 0 else { return nil }
         let anchorFrame = frames[newest], anchorMicros = micros[newest]
         let n = Double(count)

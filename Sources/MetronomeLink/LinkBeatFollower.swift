@@ -12,30 +12,30 @@
 /// any move of the timeline itself (a peer's tempo or phase), at once. A jump
 /// of the timeline (the beat at the period's start over half a beat before the
 /// last played, or one and a half after) drops the memory.
-public struct LinkBeatFollower: Sendable {
+package struct LinkBeatFollower: Sendable {
     /// The last click played, if the timeline has not jumped since.
-    public private(set) var last: LinkClick?
+    package private(set) var last: LinkClick?
     /// Where the last click was placed, in billionths of a frame, and the Link time it stood for.
     private var placed: Int128 = 0
     private var placedTime = LinkTime(micros: 0)
     /// How late, in frames, the next beat may still play at the start of a period.
-    public let lateFrames: Int64
+    package let lateFrames: Int64
 
     /// How far a click moves towards the line each beat, in billionths of a frame.
     static let stepNanoframes: Int128 = 500_000_000
 
-    public init(lateFrames: Int64) {
+    package init(lateFrames: Int64) {
         precondition(lateFrames >= 0, "lateness cannot be negative")
         self.lateFrames = lateFrames
     }
 
     /// Forgets the last click, as after a pause.
-    public mutating func reset() {
+    package mutating func reset() {
         last = nil
     }
 
     /// The clicks of the period, to `body` in order (see `LinkClickPlacement`).
-    public mutating func clicks<Timeline: LinkTimeline>(
+    package mutating func clicks<Timeline: LinkTimeline>(
         inPeriodFrom start: Int64, frames count: Int64, mapping: FrameTimeMapping,
         timeline: Timeline, quantum: Int, _ body: (LinkClick) -> Void
     ) {

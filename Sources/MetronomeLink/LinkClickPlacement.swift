@@ -8,8 +8,8 @@
 /// line and one timeline give every beat exactly once. Allocates nothing; a
 /// caller that keeps state goes beat by beat through `candidates` and `click`,
 /// for a debug build puts a variable a closure captures and changes on the heap.
-public enum LinkClickPlacement {
-    public static func clicks<Timeline: LinkTimeline>(
+package enum LinkClickPlacement {
+    package static func clicks<Timeline: LinkTimeline>(
         inPeriodFrom start: Int64, frames count: Int64, mapping: FrameTimeMapping,
         timeline: Timeline, quantum: Int, _ body: (LinkClick) -> Void
     ) {
@@ -24,7 +24,7 @@ public enum LinkClickPlacement {
     /// The beats that may start in the period: from one before the beat at its
     /// start to one after the beat at its end; nil when the timeline gives no beats there.
     @inline(__always)
-    public static func candidates<Timeline: LinkTimeline>(
+    package static func candidates<Timeline: LinkTimeline>(
         inPeriodFrom start: Int64, frames count: Int64, mapping: FrameTimeMapping, timeline: Timeline, quantum: Int
     ) -> (first: Int64, last: Int64)? {
         precondition(quantum > 0 && count >= 0, "a period needs a length and a bar a beat")
@@ -39,7 +39,7 @@ public enum LinkClickPlacement {
 
     /// Beat `beat` as a click of the period, if its first frame lies in it.
     @inline(__always)
-    public static func click<Timeline: LinkTimeline>(
+    package static func click<Timeline: LinkTimeline>(
         _ beat: Int64, inPeriodFrom start: Int64, frames count: Int64, mapping: FrameTimeMapping, timeline: Timeline, quantum: Int
     ) -> LinkClick? {
         let frame = mapping.firstFrame(atOrAfter: timeline.time(atBeat: Double(beat), quantum: Double(quantum)))
@@ -48,7 +48,7 @@ public enum LinkClickPlacement {
     }
 
     /// Whether `beat` starts a bar: a multiple of the quantum, negative beats included.
-    public static func isDownbeat(_ beat: Int64, quantum: Int) -> Bool {
+    package static func isDownbeat(_ beat: Int64, quantum: Int) -> Bool {
         let remainder = beat % Int64(quantum)
         return remainder == 0
     }

@@ -17,12 +17,12 @@ import MetronomeTiming
 /// downbeat (Link's quantized launch); without, they pause only this
 /// metronome. Nothing here allocates or takes a lock of ours; Link's
 /// audio-thread calls are realtime-safe.
-public final class LinkConductor: @unchecked Sendable {
-    public let session: LinkSession
+package final class LinkConductor: @unchecked Sendable {
+    package let session: LinkSession
     /// Whether start and stop are shared with the peers that share them.
-    public let startStopSync: Bool
+    package let startStopSync: Bool
     /// Extra time from a frame leaving the device's delay to the ear, in nanoseconds.
-    public let latencyNanoseconds: Int64
+    package let latencyNanoseconds: Int64
 
     private let clock: any Timekeeper
     private var filter: HostTimeFilter
@@ -42,9 +42,9 @@ public final class LinkConductor: @unchecked Sendable {
     /// Whether a click was to be heard yet: the first bar alone is bar 1, a resume's the next.
     private var begun = false
     /// Whether the last period's beats were to be heard: the line fitted, not paused, the session playing.
-    public private(set) var sounding = false
+    package private(set) var sounding = false
 
-    public init(session: LinkSession, rate: SampleRate, periodFrames: Int, beatsPerBar: Int, startStopSync: Bool,
+    package init(session: LinkSession, rate: SampleRate, periodFrames: Int, beatsPerBar: Int, startStopSync: Bool,
                 latencyNanoseconds: Int64 = 0, fit: HostTimeFilter.Offset = .mean, clock: any Timekeeper = MonotonicClock()) {
         precondition(beatsPerBar > 0, "a bar needs a beat")
         self.session = session
@@ -86,18 +86,18 @@ public final class LinkConductor: @unchecked Sendable {
     static let smoothing: Int64 = 16
 
     /// The quantum: beats a bar, the bell's cycle.
-    public var quantum: Int { beatsPerBar.load(ordering: .relaxed) }
+    package var quantum: Int { beatsPerBar.load(ordering: .relaxed) }
 
     /// The session's tempo as the audio thread last saw it, in bpm; 0 before the first period.
-    public var tempo: Double { Double(tempoMilli.load(ordering: .relaxed)) / 1_000 }
+    package var tempo: Double { Double(tempoMilli.load(ordering: .relaxed)) / 1_000 }
 
     /// Whether the session's transport played as the audio thread last saw it.
-    public var isPlaying: Bool { transportPlaying.load(ordering: .relaxed) }
+    package var isPlaying: Bool { transportPlaying.load(ordering: .relaxed) }
 
     /// Records that track frame `heard` was at the ear at the status stamp `instant`. Audio thread.
     /// Only while the device plays: a frame heard that has not moved since the
     /// last report (the buffer filling before the device starts) says nothing of when.
-    public func observe(heard: Int64, at instant: MonotonicInstant) {
+    package func observe(heard: Int64, at instant: MonotonicInstant) {
         defer { lastHeard = heard }
         guard heard > lastHeard else { return }
         let linkNow = session.now()
@@ -106,7 +106,7 @@ public final class LinkConductor: @unchecked Sendable {
     }
 
     /// Forgets the line, as after an underrun: the next points make a new one.
-    public func restart() {
+    package func restart() {
         filter.reset()
         follower.reset()
         lastHeard = .max
@@ -115,7 +115,7 @@ public final class LinkConductor: @unchecked Sendable {
 
     /// Applies a practice command to the session, and says whether it is
     /// done with it; the track applies those it leaves (mute, gain). Audio thread.
-    public func apply(_ command: PracticeCommand) -> Bool {
+    package func apply(_ command: PracticeCommand) -> Bool {
         switch command {
         case .tempo(let tempo, _), .tap(let tempo, _, _):
             var state = session.captureAudioState()
@@ -154,7 +154,7 @@ public final class LinkConductor: @unchecked Sendable {
 
     /// The session's beats that start in the period of `count` frames from
     /// `start`, to `body` in order, with the session's tempo. Audio thread.
-    public func clicks(inPeriodFrom start: Int64, frames count: Int64, _ body: (LinkClick, Double) -> Void) {
+    package func clicks(inPeriodFrom start: Int64, frames count: Int64, _ body: (LinkClick, Double) -> Void) {
         var state = session.captureAudioState()
         let tempo = state.tempo
         tempoMilli.store(Int64((tempo * 1_000).rounded()), ordering: .relaxed)

@@ -2,15 +2,15 @@
 ///
 /// Link reports no codes, only that a call threw (it could not open its
 /// sockets or start its threads), so the call's name is all there is to say.
-public struct LinkError: Error, CustomStringConvertible, Equatable, Sendable {
+package struct LinkError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The `mtl_link_…` function that failed.
-    public let call: String
+    package let call: String
 
-    public init(call: String) {
+    package init(call: String) {
         self.call = call
     }
 
-    public var description: String { "Ableton Link: \(call) failed" }
+    package var description: String { "Ableton Link: \(call) failed" }
 
     /// Returns when `succeeded`, else throws for `call`. Every fallible Link call goes through here.
     static func check(_ succeeded: Bool, _ call: String) throws(LinkError) {

@@ -7,10 +7,10 @@ import MetronomeSupport
 /// `MonotonicInstant`): the two run at rates NTP may set apart by up to
 /// 500 ppm, so an instant crosses over through a reading of both clocks taken
 /// together, close to it.
-public struct LinkTime: Comparable, Hashable, Sendable {
-    public let micros: Int64
+package struct LinkTime: Comparable, Hashable, Sendable {
+    package let micros: Int64
 
-    public init(micros: Int64) {
+    package init(micros: Int64) {
         self.micros = micros
     }
 
@@ -19,11 +19,11 @@ public struct LinkTime: Comparable, Hashable, Sendable {
     /// monotonic instants carried over, to the nearest microsecond. Over the
     /// few milliseconds between a status stamp and now, the rates' difference
     /// is a few nanoseconds.
-    public init(_ instant: MonotonicInstant, monotonicNow: MonotonicInstant, linkNow: LinkTime) {
+    package init(_ instant: MonotonicInstant, monotonicNow: MonotonicInstant, linkNow: LinkTime) {
         let before = monotonicNow.nanoseconds - instant.nanoseconds
         let rounded = before >= 0 ? (before + 500) / 1_000 : -((-before + 500) / 1_000)
         micros = linkNow.micros - rounded
     }
 
-    public static func < (lhs: LinkTime, rhs: LinkTime) -> Bool { lhs.micros < rhs.micros }
+    package static func < (lhs: LinkTime, rhs: LinkTime) -> Bool { lhs.micros < rhs.micros }
 }

@@ -57,7 +57,7 @@ struct AubioLibrary: Sendable {
 }
 
 /// aubio could not be loaded: `dlerror`'s words (the file, and why).
-public struct AubioLibraryError: Error, CustomStringConvertible, Sendable {
-    public let message: String
-    public var description: String { message }
+package struct AubioLibraryError: Error, CustomStringConvertible, Sendable {
+    package let message: String
+    package var description: String { message }
 }

@@ -16,7 +16,7 @@ import MetronomeAudio
 /// alone, frames go on as heard.
 ///
 /// Run on the listening thread (`LiveListener`), never the audio threads.
-public final class BleedCanceller {
+package final class BleedCanceller {
     /// The line through the last few (input frame, offset) pairs where clicks came back: least squares.
     struct ReturnLine {
         let capacity: Int
@@ -52,17 +52,17 @@ public final class BleedCanceller {
         }
     }
 
-    public let rate: SampleRate
+    package let rate: SampleRate
     /// The frames of each hop pushed and released.
-    public let hop: Int
+    package let hop: Int
     /// The frames after a click's start it is measured over.
-    public let window: Int
+    package let window: Int
     /// How far either side of where the click is predicted it is looked for.
-    public let reach: Int
+    package let reach: Int
     /// How far behind the newest frame the frames given out are.
-    public let holdFrames: Int
+    package let holdFrames: Int
     /// The share of what the input heard around a click that the played click must explain for the click to be measured.
-    public static let cleanShare: Float = 0.6
+    package static let cleanShare: Float = 0.6
     /// The clicks whose lags and gains the bleed is the median of.
     static let remembered = 9
 
@@ -73,8 +73,8 @@ public final class BleedCanceller {
     private var smoothedOffset: Double?
     private let ringFrames: Int
     /// Frames pushed, and frames given out.
-    public private(set) var received: Int64 = 0
-    public private(set) var released: Int64 = 0
+    package private(set) var received: Int64 = 0
+    package private(set) var released: Int64 = 0
     /// Output frames of clicks not yet measured, in order.
     private var pending: [Int64] = []
     private var nextPending = 0
@@ -82,13 +82,13 @@ public final class BleedCanceller {
     private var returns = ReturnLine(capacity: remembered)
     private var gains: [Float] = []
     /// How loud the clicks come back (the median of the last few measured); nil until one came back alone.
-    public private(set) var gain: Float?
+    package private(set) var gain: Float?
     /// Clicks that came back alone and were measured.
-    public private(set) var measuredClicks = 0
+    package private(set) var measuredClicks = 0
     private var reference: [Float]
     private var out: [Float]
 
-    public init(played: PlayedAudio, rate: SampleRate, hop: Int) {
+    package init(played: PlayedAudio, rate: SampleRate, hop: Int) {
         self.played = played
         self.rate = rate
         self.hop = hop
@@ -106,14 +106,14 @@ public final class BleedCanceller {
     }
 
     /// A click's sound starts at output frame `frame`: its bleed is measured when it comes back.
-    public func expectClick(at frame: Int64) {
+    package func expectClick(at frame: Int64) {
         pending.append(frame)
     }
 
     /// Takes the next hop the input heard, whose frame `n` lies at output frame `n + offset`
     /// (the round trip taken off; nil when the lines are not known yet), and gives
     /// `release` each hop now old enough, the bleed taken out.
-    public func push(_ frames: UnsafePointer<Float>, offset: Int64?, release: (UnsafePointer<Float>) -> Void) {
+    package func push(_ frames: UnsafePointer<Float>, offset: Int64?, release: (UnsafePointer<Float>) -> Void) {
         let start = Int(received & Int64(ringFrames - 1))
         for index in 0..<hop { raw[start + index] = frames[index] }
         if let offset { follow(offset) }
@@ -123,7 +123,7 @@ public final class BleedCanceller {
     }
 
     /// Gives out every frame held (the input has ended).
-    public func flush(release: (UnsafePointer<Float>) -> Void) {
+    package func flush(release: (UnsafePointer<Float>) -> Void) {
         measureReadyClicks(final: true)
         while released < received { releaseHop(release) }
     }

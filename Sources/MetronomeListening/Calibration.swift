@@ -5,20 +5,20 @@ import MetronomeTiming
 ///
 /// The spread is the farthest a round trip lies from the median. Worked in
 /// doubled frames, so a median between two round trips stays whole.
-public struct Calibration: Equatable, Sendable {
+package struct Calibration: Equatable, Sendable {
     /// The widest spread kept, in ms: the inspector places notes within a millisecond.
-    public static let widestSpreadMilliseconds: Int64 = 1
+    package static let widestSpreadMilliseconds: Int64 = 1
     /// The fewest round trips a calibration is made of.
-    public static let fewestClicks = 3
+    package static let fewestClicks = 3
 
-    public let rate: SampleRate
+    package let rate: SampleRate
     /// Twice the median round trip, and twice the spread, in frames.
-    public let doubledMedianFrames: Int64
-    public let doubledSpreadFrames: Int64
-    public let clicks: Int
+    package let doubledMedianFrames: Int64
+    package let doubledSpreadFrames: Int64
+    package let clicks: Int
 
     /// Nil with fewer than `fewestClicks` round trips.
-    public init?(roundTrips: [Int64], rate: SampleRate) {
+    package init?(roundTrips: [Int64], rate: SampleRate) {
         guard roundTrips.count >= Self.fewestClicks else { return nil }
         let sorted = roundTrips.sorted()
         let middle = sorted.count / 2
@@ -29,14 +29,14 @@ public struct Calibration: Equatable, Sendable {
         clicks = sorted.count
     }
 
-    public var milliseconds: Double { Double(doubledMedianFrames) * 500 / Double(rate.framesPerSecond) }
-    public var spreadMilliseconds: Double { Double(doubledSpreadFrames) * 500 / Double(rate.framesPerSecond) }
+    package var milliseconds: Double { Double(doubledMedianFrames) * 500 / Double(rate.framesPerSecond) }
+    package var spreadMilliseconds: Double { Double(doubledSpreadFrames) * 500 / Double(rate.framesPerSecond) }
 
     /// Whether the spread is within `widestSpreadMilliseconds`, exactly.
-    public var isEven: Bool { doubledSpreadFrames * 1_000 <= 2 * Self.widestSpreadMilliseconds * rate.framesPerSecond }
+    package var isEven: Bool { doubledSpreadFrames * 1_000 <= 2 * Self.widestSpreadMilliseconds * rate.framesPerSecond }
 
     /// `0.2 ms (±0.1 ms over 16 clicks)`.
-    public var figures: String {
+    package var figures: String {
         "\(InspectorSummary.tenths(milliseconds)) ms (±\(InspectorSummary.tenths(spreadMilliseconds)) ms over \(clicks) clicks)"
     }
 }

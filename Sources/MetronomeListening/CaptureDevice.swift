@@ -11,18 +11,18 @@ import MetronomeAudio
 /// Reads wait (`snd_pcm_wait`, bounded) for frames: a device that stops
 /// delivering is an error after `stallLimitMilliseconds`, never a hang.
 /// Only the first channel is kept.
-public final class CaptureDevice: PCMHandleOwner, @unchecked Sendable {
-    public let name: String
-    public let rate: SampleRate
+package final class CaptureDevice: PCMHandleOwner, @unchecked Sendable {
+    package let name: String
+    package let rate: SampleRate
     package let handle: PCMHandle
     /// Whether the device gives 32-bit float samples (else signed 16-bit).
-    public var givesFloat: Bool { handle.float }
+    package var givesFloat: Bool { handle.float }
 
     /// Opens `name` for capture at `rate` (the playback device's), with
     /// periods of `periodFrames` and a buffer of `bufferFrames`; the device may
     /// round both. A device that cannot run at `rate` is refused (`-EINVAL`
     /// from `snd_pcm_hw_params_set_rate_near`): its frames would not line up with the clicks.
-    public init(name: String, rate requestedRate: SampleRate, periodFrames requestedPeriod: Int? = nil, bufferFrames requestedBuffer: Int? = nil) throws(ALSAError) {
+    package init(name: String, rate requestedRate: SampleRate, periodFrames requestedPeriod: Int? = nil, bufferFrames requestedBuffer: Int? = nil) throws(ALSAError) {
         let handle = try PCMHandle(name: name, stream: SND_PCM_STREAM_CAPTURE, rate: requestedRate, period: requestedPeriod, buffer: requestedBuffer)
         guard handle.rate == requestedRate.framesPerSecond else {
             throw ALSAError(code: -EINVAL, call: "snd_pcm_hw_params_set_rate_near")
@@ -47,7 +47,7 @@ public final class CaptureDevice: PCMHandleOwner, @unchecked Sendable {
     }
 
     /// `snd_pcm_start`: capture begins now.
-    public func start() -> CaptureError? {
+    package func start() -> CaptureError? {
         let started = snd_pcm_start(pcm)
         return started < 0 ? CaptureError(code: started, operation: "snd_pcm_start") : nil
     }
@@ -55,7 +55,7 @@ public final class CaptureDevice: PCMHandleOwner, @unchecked Sendable {
     /// `snd_pcm_readi` until `frames` (at most a period) are read, waiting for
     /// them (`snd_pcm_wait`) at most `stallLimitMilliseconds`; the first
     /// channel goes to `mono`. Allocates nothing and takes no lock.
-    public func read(into mono: UnsafeMutablePointer<Float>, frames: Int) -> CaptureRead {
+    package func read(into mono: UnsafeMutablePointer<Float>, frames: Int) -> CaptureRead {
         let wanted = min(frames, periodFrames)
         let bytesPerFrame = channels * (givesFloat ? 4 : 2)
         let destination = givesFloat ? UnsafeMutableRawPointer(floats) : UnsafeMutableRawPointer(shorts)
@@ -82,13 +82,13 @@ public final class CaptureDevice: PCMHandleOwner, @unchecked Sendable {
     /// `snd_pcm_status` after a read: the frames captured and not yet read
     /// (`delay`) and the monotonic instant that was true at. The newest frame
     /// taken is the frames read so far plus `delay`.
-    public func status() -> SinkStatus {
+    package func status() -> SinkStatus {
         guard let status = handle.status() else { return SinkStatus(delay: 0, queued: 0, at: nil) }
         return SinkStatus(delay: status.delay, queued: status.available, at: status.at)
     }
 
     /// `snd_pcm_recover`, silently, then `snd_pcm_start`: capture again after `-EPIPE` or `-ESTRPIPE`.
-    public func recover(from error: CaptureError) -> CaptureError? {
+    package func recover(from error: CaptureError) -> CaptureError? {
         let result = snd_pcm_recover(pcm, error.code, 1)
         if result < 0 { return CaptureError(code: result, operation: "snd_pcm_recover") }
         return start()
@@ -96,7 +96,7 @@ public final class CaptureDevice: PCMHandleOwner, @unchecked Sendable {
 }
 
 /// What a read came to.
-public enum CaptureRead {
+package enum CaptureRead {
     /// This many frames were read.
     case read(Int)
     /// The buffer overflowed (or the device was suspended) before this read: frames were lost.

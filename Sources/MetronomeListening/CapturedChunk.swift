@@ -6,20 +6,20 @@ import MetronomeTiming
 /// frame `stampFrame` was taken at `stampNanoseconds`", from `snd_pcm_status`).
 /// Plain values, so a `LockFreeQueue` hands them from the capture thread
 /// to the thread that listens without allocating.
-public struct CapturedChunk: BitwiseCopyable, Sendable {
+package struct CapturedChunk: BitwiseCopyable, Sendable {
     /// Frames a chunk holds at most: aubio's hop.
-    public static let capacity = 64
+    package static let capacity = 64
 
     /// The capture frame of `samples[0]`: frames read since the device started.
-    public var firstFrame: Int64
+    package var firstFrame: Int64
     /// How many of `samples` hold frames.
-    public var count: Int
+    package var count: Int
     /// A capture frame and the monotonic instant it was taken at (0 when the device gave no timestamp).
-    public var stampFrame: Int64
-    public var stampNanoseconds: Int64
-    public var samples: SIMD64<Float>
+    package var stampFrame: Int64
+    package var stampNanoseconds: Int64
+    package var samples: SIMD64<Float>
 
-    public init(firstFrame: Int64 = 0, count: Int = 0, stampFrame: Int64 = 0, stampNanoseconds: Int64 = 0) {
+    package init(firstFrame: Int64 = 0, count: Int = 0, stampFrame: Int64 = 0, stampNanoseconds: Int64 = 0) {
         self.firstFrame = firstFrame
         self.count = count
         self.stampFrame = stampFrame
@@ -28,7 +28,7 @@ public struct CapturedChunk: BitwiseCopyable, Sendable {
     }
 
     /// The instant capture frame `frame` was taken at, by the stamp and the rate; nil without a stamp.
-    public func instant(ofFrame frame: Int64, rate: SampleRate) -> MonotonicInstant? {
+    package func instant(ofFrame frame: Int64, rate: SampleRate) -> MonotonicInstant? {
         guard stampNanoseconds != 0 else { return nil }
         let nanoseconds = FrameTime.nanoseconds(inFrames: frame - stampFrame, at: rate.framesPerSecond)
         return MonotonicInstant(nanoseconds: stampNanoseconds + nanoseconds)
@@ -36,4 +36,4 @@ public struct CapturedChunk: BitwiseCopyable, Sendable {
 }
 
 /// The chunks the capture thread read, oldest first.
-public typealias CaptureLog = LockFreeQueue<CapturedChunk>
+package typealias CaptureLog = LockFreeQueue<CapturedChunk>

@@ -12,16 +12,16 @@ import MetronomeAudio
 /// least stale line through them), so an input frame maps to the output frame
 /// heard at the same instant. What the devices leave out (converters, the air,
 /// the cable) is the round trip `--calibrate` measures and the matcher takes off.
-public final class Inspector {
+package final class Inspector {
     /// A note heard: where it was played (output frames, the round trip taken
     /// off), and its match (nil: an extra, aimed at no click).
-    public struct Note: Equatable, Sendable, BitwiseCopyable {
-        public let frame: Int64
-        public let match: NoteMatch?
+    package struct Note: Equatable, Sendable, BitwiseCopyable {
+        package let frame: Int64
+        package let match: NoteMatch?
     }
 
-    public let rate: SampleRate
-    public let roundTripFrames: Int64
+    package let rate: SampleRate
+    package let roundTripFrames: Int64
     private let log: CaptureLog
     private let detector: OnsetDetector
     /// Takes the metronome's own click out of the input (nil: the input is taken as heard, as `--calibrate` must).
@@ -39,13 +39,13 @@ public final class Inspector {
     /// The click number of each target, by target index.
     private var beats: [Int64] = []
     /// Every note heard so far, in order.
-    public private(set) var notes: [Note] = []
+    package private(set) var notes: [Note] = []
     /// The output frame of the last click received.
-    public private(set) var lastClickFrame: Int64?
+    package private(set) var lastClickFrame: Int64?
 
     /// Nil when aubio refuses the rate. With `played`, the clicks it holds are taken out of
     /// the input before notes are looked for (`BleedCanceller`).
-    public init?(log: CaptureLog, rate: SampleRate, roundTripFrames: Int64, played: PlayedAudio? = nil) {
+    package init?(log: CaptureLog, rate: SampleRate, roundTripFrames: Int64, played: PlayedAudio? = nil) {
         guard let detector = OnsetDetector(rate: rate) else { return nil }
         self.log = log
         self.detector = detector
@@ -60,7 +60,7 @@ public final class Inspector {
     }
 
     /// The clicks the track started (beats, subdivisions, second voice): the notes' targets.
-    public func receive(clicks: [StartedClick]) {
+    package func receive(clicks: [StartedClick]) {
         for click in clicks where lastClickFrame.map({ click.frame > $0 }) ?? true {
             matcher.add(.init(frame: click.frame, index: Int64(beats.count), beatOfBar: Int(click.beatInBar)))
             canceller?.expectClick(at: click.frame)
@@ -70,18 +70,18 @@ public final class Inspector {
     }
 
     /// The click number (`beat` in the trace) a match is on.
-    public func beat(of match: NoteMatch) -> Int64 { beats[Int(match.target.index)] }
+    package func beat(of match: NoteMatch) -> Int64 { beats[Int(match.target.index)] }
 
     /// The most chunks one `listen` takes: 2.7 s of input at 48 kHz, far more than a
     /// frame's worth (13 chunks at 60 frames/s), so a listener held up catches up in a
     /// few calls; and an input with no clock of its own (ALSA's `null`, which hands over
     /// silence as fast as it is read) cannot keep the listener from new clicks and a stop.
-    public static let chunksPerListen = 2_048
+    package static let chunksPerListen = 2_048
 
     /// Takes what was captured since the last call (`chunksPerListen` chunks at most),
     /// up to capture frame `captureFrame`: a chunk that ends after it stays in the log.
     /// `sample` is the output's audible position (`AudiblePosition.snapshot`). Returns the notes found.
-    public func listen(sample: (heard: Int64, at: MonotonicInstant, written: Int64), now: MonotonicInstant,
+    package func listen(sample: (heard: Int64, at: MonotonicInstant, written: Int64), now: MonotonicInstant,
                        through captureFrame: Int64 = .max) -> [Note] {
         if sample.at.nanoseconds != 0 { _ = outputLine.heardFrame(at: now, sample: sample) }
         var found: [Note] = []
@@ -114,13 +114,13 @@ public final class Inspector {
     }
 
     /// Whether the log holds a chunk that ends at or before capture frame `captureFrame`: one `listen` would take.
-    public func hasInput(through captureFrame: Int64) -> Bool {
+    package func hasInput(through captureFrame: Int64) -> Bool {
         guard let chunk = log.peek() else { return false }
         return chunk.firstFrame + Int64(chunk.count) <= captureFrame
     }
 
     /// The input has ended: the frames held back for the bleed to be measured are looked at too.
-    public func finish() -> [Note] {
+    package func finish() -> [Note] {
         var found: [Note] = []
         canceller?.flush { detect($0, into: &found) }
         notes += found
@@ -128,14 +128,14 @@ public final class Inspector {
     }
 
     /// How loud the metronome's own click comes back in the input, as taken out; nil if it never came back alone.
-    public var bleedGain: Float? { canceller?.gain }
+    package var bleedGain: Float? { canceller?.gain }
 
     private func detect(_ frames: UnsafePointer<Float>, into found: inout [Note]) {
         if let onset = detector.feed(frames), let note = place(captureFrame: (firstCaptureFrame ?? 0) + onset) { found.append(note) }
     }
 
     /// The output frame heard at the instant capture frame `captureFrame` was taken, by the two lines.
-    public func outputFrame(ofCaptureFrame captureFrame: Int64) -> Int64? {
+    package func outputFrame(ofCaptureFrame captureFrame: Int64) -> Int64? {
         guard let instant = captureLine.instant(whenHeard: captureFrame) else { return nil }
         return outputLine.frame(at: instant)
     }
@@ -146,10 +146,10 @@ public final class Inspector {
     }
 
     /// The take so far: clicks up to `frame` with no note are misses.
-    public func statistics(through frame: Int64) -> TakeStatistics {
+    package func statistics(through frame: Int64) -> TakeStatistics {
         TakeStatistics(matches: matcher.matches, misses: matcher.misses(through: frame), extras: matcher.extras)
     }
 
     /// The output frames from each click to its note, for `--calibrate` (run with no round trip taken off).
-    public var roundTrips: [Int64] { matcher.matches.map(\.offsetFrames) }
+    package var roundTrips: [Int64] { matcher.matches.map(\.offsetFrames) }
 }

@@ -3,8 +3,8 @@ import MetronomeRender
 
 /// `--report FILE.json`: the take's summary as one JSON object, written to a
 /// temporary file made before the take and renamed into place whole after it.
-public final class InspectorReport {
-    public static func json(_ statistics: TakeStatistics) -> String {
+package final class InspectorReport {
+    package static func json(_ statistics: TakeStatistics) -> String {
         func number(_ value: Double?) -> String { value.map { "\($0)" } ?? "null" }
         var fields = [
             "\"hits\":\(statistics.hits)", "\"misses\":\(statistics.misses)", "\"extras\":\(statistics.extras)",
@@ -22,19 +22,19 @@ public final class InspectorReport {
         return "{" + fields.joined(separator: ",") + "}\n"
     }
 
-    public let path: String
+    package let path: String
     private let file: TemporaryFile
 
     /// Checks `path` as `--output` is checked and creates the file's temporary
     /// name, before the take: a report that cannot be written loses no take.
-    public init(path: String, force: Bool) throws(RenderError) {
+    package init(path: String, force: Bool) throws(RenderError) {
         try OutputTarget(path: path).checkReplaceable(force: force)
         file = try TemporaryFile(beside: path)
         self.path = path
     }
 
     /// Writes the summary and renames it into place.
-    public func write(_ statistics: TakeStatistics) throws(RenderError) {
+    package func write(_ statistics: TakeStatistics) throws(RenderError) {
         try file.write(Array(Self.json(statistics).utf8), naming: path)
         try file.commit(as: path)
     }

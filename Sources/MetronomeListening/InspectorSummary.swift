@@ -4,10 +4,10 @@ import MetronomePendulum
 /// misses, the mean offset (rushing or dragging), its spread, the share close
 /// to the click, the drift, a line per beat of the bar, and a histogram drawn
 /// with `#` (one a hit, or scaled to `histogramWidth` when a bin holds more).
-public enum InspectorSummary {
-    public static let histogramWidth = 40
+package enum InspectorSummary {
+    package static let histogramWidth = 40
 
-    public static func lines(_ statistics: TakeStatistics) -> [String] {
+    package static func lines(_ statistics: TakeStatistics) -> [String] {
         let clicks = statistics.hits + statistics.misses
         var lines = ["hits: \(statistics.hits) of \(clicks) clicks (\(statistics.misses) missed, \(statistics.extras) extra)"]
         guard let mean = statistics.mean, let deviation = statistics.standardDeviation,

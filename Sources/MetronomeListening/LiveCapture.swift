@@ -10,10 +10,10 @@ import MetronomeSupport
 /// read; a full log drops chunks (counted), never waits. After an overrun
 /// capture goes on: frame numbers count frames read, so the stamps, not the
 /// numbers, say when later frames were heard.
-public final class LiveCapture: @unchecked Sendable {
-    public let device: CaptureDevice
+package final class LiveCapture: @unchecked Sendable {
+    package let device: CaptureDevice
     /// What was heard, oldest first: the listening side pops it.
-    public let log: CaptureLog
+    package let log: CaptureLog
 
     private let stopRequested = Atomic<Bool>(false)
     private let finishedFlag = Atomic<Bool>(false)
@@ -27,7 +27,7 @@ public final class LiveCapture: @unchecked Sendable {
     private var thread: pthread_t?
 
     /// `logCapacity` chunks of 64 frames: 4096 hold 5.4 s at 48 kHz.
-    public init(device: CaptureDevice, logCapacity: Int = 4096) {
+    package init(device: CaptureDevice, logCapacity: Int = 4096) {
         self.device = device
         log = CaptureLog(capacity: logCapacity)
         block = .allocate(capacity: device.periodFrames)
@@ -43,22 +43,22 @@ public final class LiveCapture: @unchecked Sendable {
     }
 
     /// Overruns so far: times the device's buffer overflowed and frames were lost.
-    public var overruns: Int { overrunCount.load(ordering: .relaxed) }
+    package var overruns: Int { overrunCount.load(ordering: .relaxed) }
     /// Chunks dropped because the listening side had not taken the log's earlier ones.
-    public var droppedChunks: Int { droppedCount.load(ordering: .relaxed) }
+    package var droppedChunks: Int { droppedCount.load(ordering: .relaxed) }
     /// Frames read so far.
-    public var framesRead: Int64 { framesReadCount.load(ordering: .relaxed) }
+    package var framesRead: Int64 { framesReadCount.load(ordering: .relaxed) }
     /// Whether the capture thread has ended (stopped, its limit reached, or failed).
-    public var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
+    package var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
     /// The device error that ended capture, if one did.
-    public var failure: CaptureError? {
+    package var failure: CaptureError? {
         let code = failureCode.load(ordering: .acquiring)
         if code == 0 { return nil }
         return code == CaptureError.stoppedDeliveringAudio.code ? .stoppedDeliveringAudio : CaptureError(code: code, operation: "read")
     }
 
     /// Starts the capture thread.
-    public func start() {
+    package func start() {
         guard let handle = NamedThread.start(named: "metronome-input", { self.run() }) else {
             failureCode.store(-EAGAIN, ordering: .releasing)
             finishedFlag.store(true, ordering: .releasing)
@@ -70,7 +70,7 @@ public final class LiveCapture: @unchecked Sendable {
     /// Waits until the first period is read (true) or the thread ended, at most
     /// `milliseconds`: started before the output, the input then holds frames
     /// before the first click comes back, the noise floor a note rises out of.
-    public func waitUntilReading(milliseconds: Int) -> Bool {
+    package func waitUntilReading(milliseconds: Int) -> Bool {
         // The deadline is the monotonic clock's. `sem_timedwait` counts by the wall clock, so it waits
         // in slices of at most 10 ms: setting the wall clock moves the end by one slice at most.
         let clock = MonotonicClock()
@@ -90,10 +90,10 @@ public final class LiveCapture: @unchecked Sendable {
     }
 
     /// Asks the capture thread to stop after the read under way; returns at once.
-    public func stop() { stopRequested.store(true, ordering: .releasing) }
+    package func stop() { stopRequested.store(true, ordering: .releasing) }
 
     /// Waits for the capture thread to end.
-    public func join() {
+    package func join() {
         guard let thread else { return }
         pthread_join(thread, nil)
         self.thread = nil
@@ -101,7 +101,7 @@ public final class LiveCapture: @unchecked Sendable {
 
     /// The capture loop; also callable directly on the current thread, which
     /// then reads until `stop()` or until `limit` frames are read.
-    public func run(limit: Int64 = .max) {
+    package func run(limit: Int64 = .max) {
         var posted = false
         defer {
             finishedFlag.store(true, ordering: .releasing)

@@ -17,15 +17,15 @@ import MetronomeAudio
 /// chunks at a time, looking for new clicks and a stop between. A full queue
 /// drops what it is handed: a click that is no target, a note the loop does
 /// not hear of (the inspector's figures still count it).
-public final class LiveListener: @unchecked Sendable {
+package final class LiveListener: @unchecked Sendable {
     /// A note heard, and the click number (`beat` in the trace) of the click it matched; nil for an extra.
-    public struct Heard: Equatable, Sendable, BitwiseCopyable {
-        public let note: Inspector.Note
-        public let beat: Int64?
+    package struct Heard: Equatable, Sendable, BitwiseCopyable {
+        package let note: Inspector.Note
+        package let beat: Int64?
     }
 
     /// Owned by the thread while it runs; by the caller before `start()` and after `join()`.
-    public let inspector: Inspector
+    package let inspector: Inspector
     /// The output's audible position (`AudiblePosition.snapshot`), read before each listen.
     private let sample: @Sendable () -> (heard: Int64, at: MonotonicInstant, written: Int64)
     private let clock: any Timekeeper
@@ -38,7 +38,7 @@ public final class LiveListener: @unchecked Sendable {
     private let wake: UnsafeMutablePointer<sem_t>
     private var thread: pthread_t?
 
-    public init(inspector: Inspector, clock: any Timekeeper = MonotonicClock(), capacity: Int = 4_096,
+    package init(inspector: Inspector, clock: any Timekeeper = MonotonicClock(), capacity: Int = 4_096,
                 sample: @escaping @Sendable () -> (heard: Int64, at: MonotonicInstant, written: Int64)) {
         self.inspector = inspector
         self.clock = clock
@@ -55,32 +55,32 @@ public final class LiveListener: @unchecked Sendable {
     }
 
     /// Starts the thread; without one (out of threads) the notes are found by `finish()` at the end.
-    public func start() {
+    package func start() {
         thread = NamedThread.start(named: "metronome-notes") { self.run() }
     }
 
     /// The clicks the track started: the notes' targets.
-    public func receive(clicks started: [StartedClick]) {
+    package func receive(clicks started: [StartedClick]) {
         for click in started { clicks.push(click) }
     }
 
     /// Lets the thread listen up to capture frame `captureFrame` (never back); returns at once.
-    public func listen(through captureFrame: Int64) {
+    package func listen(through captureFrame: Int64) {
         if captureFrame > allowed.load(ordering: .relaxed) { allowed.store(captureFrame, ordering: .releasing) }
         sem_post(wake)
     }
 
     /// The next note the thread heard, oldest first.
-    public func next() -> Heard? { notes.pop() }
+    package func next() -> Heard? { notes.pop() }
 
     /// Asks the thread to end after the listen under way; returns at once.
-    public func stop() {
+    package func stop() {
         stopRequested.store(true, ordering: .releasing)
         sem_post(wake)
     }
 
     /// Waits for the thread to end.
-    public func join() {
+    package func join() {
         guard let thread else { return }
         pthread_join(thread, nil)
         self.thread = nil
@@ -89,7 +89,7 @@ public final class LiveListener: @unchecked Sendable {
     /// After `join()`, on the caller's thread: what the thread heard and the loop has not
     /// taken, then the rest of the input, however much (a listen takes a bounded share),
     /// and the frames held back for the bleed.
-    public func finish() -> [Heard] {
+    package func finish() -> [Heard] {
         var found: [Heard] = []
         while let note = notes.pop() { found.append(note) }
         takeClicks()

@@ -5,40 +5,40 @@ import MetronomeTiming
 /// the interval to the neighbouring target on its side; the offset in
 /// frames, less the round trip from output to input, is how early
 /// (negative) or late it was. A target takes one note; a second is an extra.
-public struct NoteMatcher: Sendable {
+package struct NoteMatcher: Sendable {
     /// A click or subdivision a note may be aimed at, in the output's frames.
-    public struct Target: Equatable, Sendable, BitwiseCopyable {
-        public let frame: Int64
+    package struct Target: Equatable, Sendable, BitwiseCopyable {
+        package let frame: Int64
         /// Which click of the take (0 first).
-        public let index: Int64
+        package let index: Int64
         /// Its place in the bar, 0 for the downbeat.
-        public let beatOfBar: Int
+        package let beatOfBar: Int
 
-        public init(frame: Int64, index: Int64, beatOfBar: Int) {
+        package init(frame: Int64, index: Int64, beatOfBar: Int) {
             self.frame = frame
             self.index = index
             self.beatOfBar = beatOfBar
         }
     }
 
-    public let rate: SampleRate
+    package let rate: SampleRate
     /// The frames from a click leaving the output to it coming back through the input.
-    public let roundTripFrames: Int64
+    package let roundTripFrames: Int64
     /// The targets so far, in order of frame.
-    public private(set) var targets: [Target] = []
+    package private(set) var targets: [Target] = []
     /// The notes matched so far, in the order they were played.
-    public private(set) var matches: [NoteMatch] = []
+    package private(set) var matches: [NoteMatch] = []
     /// Notes that matched no target, or a target already taken.
-    public private(set) var extras = 0
+    package private(set) var extras = 0
     private var taken: Set<Int64> = []
 
-    public init(rate: SampleRate, roundTripFrames: Int64) {
+    package init(rate: SampleRate, roundTripFrames: Int64) {
         self.rate = rate
         self.roundTripFrames = roundTripFrames
     }
 
     /// Adds the next target; targets come in order of frame.
-    public mutating func add(_ target: Target) {
+    package mutating func add(_ target: Target) {
         precondition(targets.last.map { $0.frame < target.frame } ?? true, "targets come in order")
         targets.append(target)
     }
@@ -46,7 +46,7 @@ public struct NoteMatcher: Sendable {
     /// Matches a note heard at `heardFrame` (the output's frames, before the
     /// round trip is taken off); returns its match, or nil for an extra.
     @discardableResult
-    public mutating func match(heardFrame: Int64) -> NoteMatch? {
+    package mutating func match(heardFrame: Int64) -> NoteMatch? {
         let played = heardFrame - roundTripFrames
         // The first target at or after the note, then the nearer of it and the one before.
         var low = 0, high = targets.count
@@ -77,24 +77,24 @@ public struct NoteMatcher: Sendable {
     }
 
     /// Targets up to `frame` that no note took: the misses so far.
-    public func misses(through frame: Int64) -> Int {
+    package func misses(through frame: Int64) -> Int {
         targets.lazy.filter { $0.frame <= frame && !taken.contains($0.index) }.count
     }
 }
 
 /// A note matched to its target, and how far off it was.
-public struct NoteMatch: Equatable, Sendable, BitwiseCopyable {
-    public let target: NoteMatcher.Target
+package struct NoteMatch: Equatable, Sendable, BitwiseCopyable {
+    package let target: NoteMatcher.Target
     /// Frames after the target (negative: early), the round trip taken off.
-    public let offsetFrames: Int64
-    public let rate: SampleRate
+    package let offsetFrames: Int64
+    package let rate: SampleRate
 
-    public init(target: NoteMatcher.Target, offsetFrames: Int64, rate: SampleRate) {
+    package init(target: NoteMatcher.Target, offsetFrames: Int64, rate: SampleRate) {
         self.target = target
         self.offsetFrames = offsetFrames
         self.rate = rate
     }
 
     /// The offset in milliseconds (negative: early).
-    public var offsetMilliseconds: Double { Double(offsetFrames) * 1_000 / Double(rate.framesPerSecond) }
+    package var offsetMilliseconds: Double { Double(offsetFrames) * 1_000 / Double(rate.framesPerSecond) }
 }

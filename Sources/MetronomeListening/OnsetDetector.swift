@@ -15,31 +15,31 @@ import MetronomeTiming
 /// also reports a note wherever its input starts above −70 dB, steady noise
 /// and all: a note must also rise `rise` times above its noise floor and
 /// reach `silence`.
-public final class OnsetDetector {
+package final class OnsetDetector {
     /// The spectral method aubio compares frames by: Kullback-Leibler.
-    public static let method = "kl"
-    public static let window = 256
-    public static let hop = 64
+    package static let method = "kl"
+    package static let window = 256
+    package static let hop = 64
     /// How far either side of aubio's frame the start is looked for.
-    public static let refinementReach = 256
+    package static let refinementReach = 256
     /// The share of the loudest sample near aubio's frame the first sample of the note reaches.
-    public static let refinementShare: Float = 0.15
+    package static let refinementShare: Float = 0.15
     /// How much louder than the noise floor a note's loudest sample is.
-    public static let rise: Float = 2
+    package static let rise: Float = 2
     /// The frames before a note's start whose loudest sample is its noise floor (2.7 ms at 48 kHz).
-    public static let floorFrames = 128
+    package static let floorFrames = 128
     /// The fewest frames before a note's start, at the input's start, that tell its floor (⅓ ms at 48 kHz).
-    public static let shortestFloor: Int64 = 16
+    package static let shortestFloor: Int64 = 16
     /// The quietest a note's loudest sample may be: aubio's silence threshold, −70 dBFS.
-    public static let silence: Float = 0.000_316
+    package static let silence: Float = 0.000_316
     /// The silence aubio hears before the first frame fed.
     static let warmUpFrames = 4_096
     /// The recent frames kept for the refinement (a power of two, more than the delay, the reach and the floor).
     static let historyFrames = 1_024
 
-    public let rate: SampleRate
+    package let rate: SampleRate
     /// How far behind the frames fed an onset is found: aubio's delay (`aubio_onset_get_delay`), in frames.
-    public let delayFrames: Int64
+    package let delayFrames: Int64
 
     private let aubio: AubioLibrary
     private let onset: OpaquePointer
@@ -48,16 +48,16 @@ public final class OnsetDetector {
     /// The last `historyFrames` frames fed, frame `f` at `f mod historyFrames`.
     private let history: UnsafeMutablePointer<Float>
     /// Frames fed so far.
-    public private(set) var framesFed: Int64 = 0
+    package private(set) var framesFed: Int64 = 0
 
     /// Whether aubio can be loaded, and if not why (`AubioLibrary`): the inspector asks before it opens anything.
-    public static var unavailable: AubioLibraryError? {
+    package static var unavailable: AubioLibraryError? {
         if case .failure(let error) = AubioLibrary.shared { return error }
         return nil
     }
 
     /// Nil when aubio cannot be loaded (`unavailable` says why) or refuses the method or sizes at `rate`.
-    public init?(rate: SampleRate) {
+    package init?(rate: SampleRate) {
         guard case .success(let aubio) = AubioLibrary.shared,
               let onset = aubio.newOnset(Self.method, UInt32(Self.window), UInt32(Self.hop), UInt32(rate.framesPerSecond)) else {
             return nil
@@ -92,7 +92,7 @@ public final class OnsetDetector {
 
     /// Feeds the next `hop` frames (`aubio_onset_do`); returns the frame,
     /// counted from the first fed, where a note found in them began, or nil.
-    public func feed(_ frames: UnsafePointer<Float>) -> Int64? {
+    package func feed(_ frames: UnsafePointer<Float>) -> Int64? {
         input.pointee.data.update(from: frames, count: Self.hop)
         (history + Int(framesFed % Int64(Self.historyFrames))).update(from: frames, count: Self.hop)
         aubio.detect(onset, input, output)

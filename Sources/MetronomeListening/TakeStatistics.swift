@@ -1,40 +1,40 @@
 /// What a take came to: hits and misses, how early or late on average and
 /// how steady, the share close to the click, the drift, by beat of the bar,
 /// and the offsets counted into bins for a histogram.
-public struct TakeStatistics: Equatable, Sendable {
-    public let hits: Int
+package struct TakeStatistics: Equatable, Sendable {
+    package let hits: Int
     /// Clicks no note was matched to.
-    public let misses: Int
+    package let misses: Int
     /// Notes matched to no click.
-    public let extras: Int
+    package let extras: Int
     /// Mean offset in ms (negative: rushing); nil without hits.
-    public let mean: Double?
+    package let mean: Double?
     /// Standard deviation of the offsets in ms (of the population); nil without hits.
-    public let standardDeviation: Double?
+    package let standardDeviation: Double?
     /// Shares of the hits within ±10 ms and ±25 ms, 0…1; nil without hits.
-    public let withinTen: Double?
-    public let withinTwentyFive: Double?
+    package let withinTen: Double?
+    package let withinTwentyFive: Double?
     /// How far the offsets moved over the take, in ms: the least-squares line's
     /// change from the first hit to the last; nil with fewer than two hits at different frames.
-    public let drift: Double?
+    package let drift: Double?
     /// Seconds from the first hit's click to the last's.
-    public let span: Double
+    package let span: Double
     /// By beat of the bar (0 the downbeat): hits, mean and standard deviation.
-    public let byBeat: [Int: BeatStatistics]
+    package let byBeat: [Int: BeatStatistics]
     /// Hits counted into 5 ms bins from −50 to +50 ms; the outer bins hold everything beyond.
-    public let histogram: [Int]
+    package let histogram: [Int]
 
-    public struct BeatStatistics: Equatable, Sendable {
-        public let hits: Int
-        public let mean: Double
-        public let standardDeviation: Double
+    package struct BeatStatistics: Equatable, Sendable {
+        package let hits: Int
+        package let mean: Double
+        package let standardDeviation: Double
     }
 
     /// The width of a histogram bin in ms, and the bins' lower edges: −50 (and below), −45, … +45 (to +50 and beyond).
-    public static let binWidth = 5
-    public static let binEdges = Array(stride(from: -50, to: 50, by: binWidth))
+    package static let binWidth = 5
+    package static let binEdges = Array(stride(from: -50, to: 50, by: binWidth))
 
-    public init(matches: [NoteMatch], misses: Int, extras: Int) {
+    package init(matches: [NoteMatch], misses: Int, extras: Int) {
         hits = matches.count
         self.misses = misses
         self.extras = extras

@@ -1,14 +1,14 @@
 import Glibc
 
 /// How the pendulum moves between two extremes: progress 0...1 in, 0...1 out.
-public enum Easing: String, CaseIterable, Sendable {
+package enum Easing: String, CaseIterable, Sendable {
     case linear
     /// The CSS/SwiftUI `easeInOut` timing curve, cubic-bezier(0.42, 0, 0.58, 1).
     case easeInOut = "ease-in-out"
     /// Half a cosine: the motion of a real pendulum near its small-angle limit.
     case sine
 
-    public func callAsFunction(_ progress: Double) -> Double {
+    package func callAsFunction(_ progress: Double) -> Double {
         let p = min(max(progress, 0), 1)
         switch self {
         case .linear: return p
@@ -19,14 +19,14 @@ public enum Easing: String, CaseIterable, Sendable {
 }
 
 /// A CSS timing curve through (0,0), (x1,y1), (x2,y2), (1,1): y as a function of x.
-public struct CubicBezier: Sendable {
-    public let x1: Double, y1: Double, x2: Double, y2: Double
+package struct CubicBezier: Sendable {
+    package let x1: Double, y1: Double, x2: Double, y2: Double
 
-    public static let easeInOut = CubicBezier(x1: 0.42, y1: 0, x2: 0.58, y2: 1)
+    package static let easeInOut = CubicBezier(x1: 0.42, y1: 0, x2: 0.58, y2: 1)
 
     /// The curve's y where its x equals `x`: solves x(t) = x by Newton's
     /// method, falling back to bisection where the slope is flat, to 1e-12.
-    public func value(at x: Double) -> Double {
+    package func value(at x: Double) -> Double {
         if x <= 0 { return 0 }
         if x >= 1 { return 1 }
         var t = x

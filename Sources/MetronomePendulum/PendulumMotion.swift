@@ -10,17 +10,17 @@ import MetronomeTiming
 /// passes the middle. Clicks come from the passage history, so after a tempo
 /// change or a tap the rod still reaches its extreme exactly at the next
 /// click; in a pause it finishes its swing and rests there.
-public struct PendulumMotion: Sendable {
-    public enum ClickPosition: String, CaseIterable, Sendable {
+package struct PendulumMotion: Sendable {
+    package enum ClickPosition: String, CaseIterable, Sendable {
         case edge, center
     }
 
-    public var history: PassageHistory
-    public let amplitude: Double
-    public let easing: Easing
-    public let clickAt: ClickPosition
+    package var history: PassageHistory
+    package let amplitude: Double
+    package let easing: Easing
+    package let clickAt: ClickPosition
 
-    public init(history: PassageHistory, amplitude: Double = 30, easing: Easing = .easeInOut, clickAt: ClickPosition = .edge) {
+    package init(history: PassageHistory, amplitude: Double = 30, easing: Easing = .easeInOut, clickAt: ClickPosition = .edge) {
         self.history = history
         self.amplitude = amplitude
         self.easing = easing
@@ -28,7 +28,7 @@ public struct PendulumMotion: Sendable {
     }
 
     /// One constant tempo from frame 0.
-    public init(schedule: ClickSchedule, amplitude: Double = 30, easing: Easing = .easeInOut, clickAt: ClickPosition = .edge) {
+    package init(schedule: ClickSchedule, amplitude: Double = 30, easing: Easing = .easeInOut, clickAt: ClickPosition = .edge) {
         self.init(history: PassageHistory(Passage(schedule: schedule)), amplitude: amplitude, easing: easing, clickAt: clickAt)
     }
 
@@ -37,7 +37,7 @@ public struct PendulumMotion: Sendable {
     func extreme(_ k: Int64) -> Double { k % 2 == 0 ? amplitude : -amplitude }
 
     /// The angle in degrees (positive to the right) when `frame` is heard.
-    public func angle(atFrame frame: Double) -> Double {
+    package func angle(atFrame frame: Double) -> Double {
         let last = history.lastClick(atOrBefore: Int64(frame.rounded(.down)))
         let start: Double, end: Double, k: Int64
         switch clickAt {

@@ -4,20 +4,20 @@ import MetronomeSupport
 /// Draws the metronome: a trapezoid body, a rod pivoting at the bottom centre
 /// with a weight on it, a cover over the pivot, and the status line; or, in a
 /// terminal too small for that, a one-line beat indicator.
-public enum PendulumPicture {
-    public static let minimumWidth = 24
-    public static let minimumHeight = 12
+package enum PendulumPicture {
+    package static let minimumWidth = 24
+    package static let minimumHeight = 12
     /// Terminal cells are about twice as tall as wide.
     static let cellAspect = 2.0
 
-    public static func draw(width: Int, height: Int, angle: Double, status: PendulumStatus, style: PictureStyle = .ascii) -> TextGrid {
+    package static func draw(width: Int, height: Int, angle: Double, status: PendulumStatus, style: PictureStyle = .ascii) -> TextGrid {
         var grid = TextGrid(width: width, height: height)
         draw(into: &grid, angle: angle, status: status, statusLine: status.text(width: width), style: style)
         return grid
     }
 
     /// Draws over `grid` (cleared first), with the status line already made.
-    public static func draw(into grid: inout TextGrid, angle: Double, status: PendulumStatus, statusLine: String,
+    package static func draw(into grid: inout TextGrid, angle: Double, status: PendulumStatus, statusLine: String,
                             style: PictureStyle = .ascii) {
         drawBody(into: &grid, style: style)
         drawFront(into: &grid, angle: angle, status: status, statusLine: statusLine, style: style)
@@ -43,7 +43,7 @@ public enum PendulumPicture {
 
     /// The part that never moves, over a blank grid: the body's outline (nothing where the grid is
     /// too small for it). The live loop draws it once a size and starts every frame from a copy.
-    public static func drawBody(into grid: inout TextGrid, style: PictureStyle = .ascii) {
+    package static func drawBody(into grid: inout TextGrid, style: PictureStyle = .ascii) {
         grid.clear()
         guard let layout = Layout(width: grid.width, height: grid.height) else { return }
         let glyphs = style.glyphs
@@ -66,7 +66,7 @@ public enum PendulumPicture {
 
     /// What moves and what is said, over the body (`drawBody`): the rod, the weight, the cover over
     /// the pivot, the inspector's mark and the status line; or the one-line indicator.
-    public static func drawFront(into grid: inout TextGrid, angle: Double, status: PendulumStatus, statusLine: String,
+    package static func drawFront(into grid: inout TextGrid, angle: Double, status: PendulumStatus, statusLine: String,
                                  style: PictureStyle = .ascii) {
         let width = grid.width, height = grid.height
         let glyphs = style.glyphs
@@ -147,7 +147,7 @@ public enum PendulumPicture {
     ]
 
     /// The keys, in a box over the middle of the picture (`?`).
-    public static func drawHelp(into grid: inout TextGrid, style: PictureStyle = .ascii) {
+    package static func drawHelp(into grid: inout TextGrid, style: PictureStyle = .ascii) {
         let glyphs = style.glyphs
         let inner = helpLines.map(\.utf8.count).max() ?? 0
         let boxWidth = inner + 4, boxHeight = helpLines.count + 2

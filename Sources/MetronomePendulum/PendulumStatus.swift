@@ -1,30 +1,30 @@
 import MetronomeTiming
 
 /// What the status line says.
-public struct PendulumStatus: Sendable, Equatable {
-    public var tempo: Tempo
-    public var meter: Meter
+package struct PendulumStatus: Sendable, Equatable {
+    package var tempo: Tempo
+    package var meter: Meter
     /// Bar and beat being heard, from 1; nil before the first click.
-    public var bar: Int64?
-    public var beatInBar: Int
-    public var elapsedSeconds: Int64
-    public var underruns: Int
+    package var bar: Int64?
+    package var beatInBar: Int
+    package var elapsedSeconds: Int64
+    package var underruns: Int
     /// Whether the first beat of a bar rings the bell (`0` turns it off).
-    public var bell: Bool
-    public var paused: Bool
-    public var muted: Bool
+    package var bell: Bool
+    package var paused: Bool
+    package var muted: Bool
     /// Whether `bar` is a bar of the count-in (counted from 1 within it).
-    public var countIn: Bool
+    package var countIn: Bool
     /// The output latency the device granted, in tenths of a millisecond; nil without a device.
-    public var latencyTenths: Int64?
+    package var latencyTenths: Int64?
     /// A setlist's song: its place and name, `3/12 Waltz`.
-    public var song: String?
+    package var song: String?
     /// The other peers of the Ableton Link session played in; nil without Link.
-    public var linkPeers: Int?
+    package var linkPeers: Int?
     /// What the practice inspector heard so far; nil without `--inspect`.
-    public var practice: PracticeReadout?
+    package var practice: PracticeReadout?
 
-    public init(tempo: Tempo, meter: Meter, bar: Int64?, beatInBar: Int, elapsedSeconds: Int64, underruns: Int,
+    package init(tempo: Tempo, meter: Meter, bar: Int64?, beatInBar: Int, elapsedSeconds: Int64, underruns: Int,
                 bell: Bool = true, paused: Bool = false, muted: Bool = false, countIn: Bool = false, latencyTenths: Int64? = nil,
                 song: String? = nil, linkPeers: Int? = nil, practice: PracticeReadout? = nil) {
         self.tempo = tempo
@@ -44,7 +44,7 @@ public struct PendulumStatus: Sendable, Equatable {
     }
 
     /// `link: 2 peers`, `link: 1 peer`.
-    public static func linkText(peers: Int) -> String { "link: \(peers) peer\(peers == 1 ? "" : "s")" }
+    package static func linkText(peers: Int) -> String { "link: \(peers) peer\(peers == 1 ? "" : "s")" }
 
     /// Whether the beat being heard is the one and rings the bell: the weight and the indicator mark it.
     var ringsTheBell: Bool { bell && bar != nil && beatInBar == 1 }
@@ -52,7 +52,7 @@ public struct PendulumStatus: Sendable, Equatable {
     static func twoDigits(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
     /// `137 bpm  4/4  12:3  [1] 2  3  4   01:23  link: 1 peer  latency 85.3 ms  ? keys  q quit`, as much as fits.
-    public func text(width: Int) -> String {
+    package func text(width: Int) -> String {
         var beats = ""
         if meter.beatsPerBar <= 12 {
             for beat in 1...meter.beatsPerBar {

@@ -1,5 +1,5 @@
 /// How the pendulum is drawn.
-public enum PictureStyle: String, CaseIterable, Sendable {
+package enum PictureStyle: String, CaseIterable, Sendable {
     /// Plain ASCII: works in any terminal and any locale.
     case ascii
     /// Line-drawing and block characters, the rod in braille dots (2x4 a

@@ -6,22 +6,22 @@ import SystemPackage
 ///
 /// Written under a temporary name beside the target and renamed over it only
 /// once complete: an interrupted or failed render leaves nothing behind.
-public struct FileRenderer {
-    public static let blockFrames = 65_536
+package struct FileRenderer {
+    package static let blockFrames = 65_536
 
-    public let path: String
-    public let format: OutputFormat
+    package let path: String
+    package let format: OutputFormat
     /// Replace an existing read-only file (`--force`).
-    public let force: Bool
+    package let force: Bool
 
-    public init(path: String, format: OutputFormat, force: Bool = false) {
+    package init(path: String, format: OutputFormat, force: Bool = false) {
         self.path = path
         self.format = format
         self.force = force
     }
 
     /// Why a render stopped before the end.
-    public enum Interruption: Error, Equatable {
+    package enum Interruption: Error, Equatable {
         /// A signal (SIGINT, SIGTERM) arrived; the number is the signal's.
         case signal(Int32)
     }
@@ -34,7 +34,7 @@ public struct FileRenderer {
     /// is kept; a signal number (or an error) removes the temporary file and
     /// throws `Interruption` (or the error). `expectedFrames` sizes the file while
     /// the track's end is unknown (a tempo map's is known once its last passage plays).
-    public func render(_ track: ClickTrack, expectedFrames: Int64? = nil,
+    package func render(_ track: ClickTrack, expectedFrames: Int64? = nil,
                        interrupted: () throws -> Int32? = { nil }, created: () throws -> Void = {}) throws -> Int64 {
         guard let endFrame = track.endFrame ?? expectedFrames else {
             throw RenderError.badRequest("--output needs a length: add --bars N or --duration T")

@@ -9,18 +9,18 @@ import MetronomeTiming
 /// while the file's time of the next beat stays within `driftMicroseconds` of
 /// its frame, and switches when not. The file's time is summed exactly, so no
 /// rounding accumulates. A click between beats goes to the tick nearest its time.
-public struct MIDIExport {
+package struct MIDIExport {
     /// A beat of the grid: its frame, where exactly it lies (in frames,
     /// `numerator / denominator`), its exact tempo in microseconds a quarter,
     /// its meter and whether it starts a bar.
-    public struct Beat: Sendable {
-        public var frame: Int64
-        public var exactFrame: (numerator: Int128, denominator: Int128)
-        public var microsecondsPerQuarter: (numerator: Int128, denominator: Int128)
-        public var meter: Meter
-        public var startsBar: Bool
+    package struct Beat: Sendable {
+        package var frame: Int64
+        package var exactFrame: (numerator: Int128, denominator: Int128)
+        package var microsecondsPerQuarter: (numerator: Int128, denominator: Int128)
+        package var meter: Meter
+        package var startsBar: Bool
 
-        public init(frame: Int64, exactFrame: (numerator: Int128, denominator: Int128),
+        package init(frame: Int64, exactFrame: (numerator: Int128, denominator: Int128),
                     microsecondsPerQuarter: (numerator: Int128, denominator: Int128), meter: Meter, startsBar: Bool) {
             self.frame = frame
             self.exactFrame = exactFrame
@@ -31,12 +31,12 @@ public struct MIDIExport {
     }
 
     /// A click that sounded: its frame, the General MIDI key and the velocity.
-    public struct Note: Sendable, Equatable {
-        public var frame: Int64
-        public var key: UInt8
-        public var velocity: UInt8
+    package struct Note: Sendable, Equatable {
+        package var frame: Int64
+        package var key: UInt8
+        package var velocity: UInt8
 
-        public init(frame: Int64, key: UInt8, velocity: UInt8) {
+        package init(frame: Int64, key: UInt8, velocity: UInt8) {
             self.frame = frame
             self.key = key
             self.velocity = velocity
@@ -44,16 +44,16 @@ public struct MIDIExport {
     }
 
     /// General MIDI's Metronome Click and Metronome Bell, on the drum channel (10, counted from 1).
-    public static let clickKey: UInt8 = 33
-    public static let bellKey: UInt8 = 34
-    public static let drumChannel: UInt8 = 9
+    package static let clickKey: UInt8 = 33
+    package static let bellKey: UInt8 = 34
+    package static let drumChannel: UInt8 = 9
 
     /// How far the file's time of a beat may drift from its frame before the tempo's rounding turns the other way.
     static let driftMicroseconds: Int128 = 200
 
     /// The beats, the last of which is where the file ends (the end of the last
     /// bar), the notes in time order, and a marker's text at a beat's index.
-    public static func file(beats: [Beat], notes: [Note], markers: [(beat: Int, text: String)], rate: SampleRate) throws(RenderError) -> MIDIFile {
+    package static func file(beats: [Beat], notes: [Note], markers: [(beat: Int, text: String)], rate: SampleRate) throws(RenderError) -> MIDIFile {
         let r = Int128(rate.framesPerSecond)
         // The slowest beat's quarter sets the ticks: half a tick at most 0.3 ms.
         var slowest: Int128 = 0

@@ -9,16 +9,16 @@ import MetronomeAudio
 /// starts and the passages that time them become notes on the drum channel
 /// and the file's tempo map (`MIDIExport`). Written under a temporary name
 /// and renamed into place once whole.
-public struct MIDIRenderer {
-    public let path: String
-    public let force: Bool
+package struct MIDIRenderer {
+    package let path: String
+    package let force: Bool
 
     /// The most clicks an export takes: the file is built in memory (about
     /// 430 bytes a click at its peak, 215 MB here), so a longer one is refused
     /// as soon as its clicks pass this, not by running out of memory.
-    public static let mostClicks = 500_000
+    package static let mostClicks = 500_000
 
-    public init(path: String, force: Bool = false) {
+    package init(path: String, force: Bool = false) {
         self.path = path
         self.force = force
     }
@@ -27,7 +27,7 @@ public struct MIDIRenderer {
     /// scaled by (velocities follow it); `markers` names bars (from 0) of the
     /// run; `drained` sees the clicks and passages of each block (for a trace);
     /// `interrupted` and `created` as for `FileRenderer.render`.
-    public func render(_ track: ClickTrack, volume: Float, markers: TempoMapMarkers,
+    package func render(_ track: ClickTrack, volume: Float, markers: TempoMapMarkers,
                        drained: ([StartedClick], [Passage]) throws -> Void = { _, _ in },
                        interrupted: () throws -> Int32? = { nil }, created: () throws -> Void = {}) throws -> Int64 {
         try OutputTarget(path: path).checkReplaceable(force: force)

@@ -1,7 +1,7 @@
 import CSndFile
 
 /// The sample format of a rendered file.
-public enum SampleFormat: String, CaseIterable, Sendable {
+package enum SampleFormat: String, CaseIterable, Sendable {
     /// 16-bit integer PCM, the default.
     case pcm16
     /// 32-bit IEEE float (WAV, AIFF).
@@ -9,23 +9,23 @@ public enum SampleFormat: String, CaseIterable, Sendable {
 }
 
 /// A sound file format chosen by the output file's extension.
-public struct OutputFormat: Equatable, Sendable {
-    public enum Container: String, CaseIterable, Sendable {
+package struct OutputFormat: Equatable, Sendable {
+    package enum Container: String, CaseIterable, Sendable {
         case wav, flac, ogg, aiff
         /// A Standard MIDI File: notes and the tempo map, no sound (`MIDIRenderer`).
         case midi
     }
 
-    public let container: Container
-    public let sampleFormat: SampleFormat
+    package let container: Container
+    package let sampleFormat: SampleFormat
 
-    public static let extensions: [String: Container] = [
+    package static let extensions: [String: Container] = [
         "wav": .wav, "flac": .flac, "ogg": .ogg, "oga": .ogg, "aiff": .aiff, "aif": .aiff,
         "mid": .midi, "midi": .midi,
     ]
 
     /// The format for `path`, from its extension (case-insensitive).
-    public init(path: String, sampleFormat: SampleFormat) throws(RenderError) {
+    package init(path: String, sampleFormat: SampleFormat) throws(RenderError) {
         let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex,
               let container = Self.extensions[name[name.index(after: dot)...].lowercased()] else {

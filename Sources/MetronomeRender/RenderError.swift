@@ -2,9 +2,9 @@ import MetronomeTiming
 
 /// A click track that cannot be rendered to its file: asked for wrongly, its
 /// file not creatable, or the writing failed midway. One line naming the file.
-public typealias RenderError = LayerError<RenderFailure>
+package typealias RenderError = LayerError<RenderFailure>
 
-public enum RenderFailure: Sendable, Equatable {
+package enum RenderFailure: Sendable, Equatable {
     /// What was asked cannot be rendered (a format the name does not give, no length).
     case badRequest
     /// The file cannot be made (no directory, read-only, no room).
@@ -14,5 +14,5 @@ public enum RenderFailure: Sendable, Equatable {
 }
 
 extension LayerError where Kind == RenderFailure {
-    public static func badRequest(_ message: String) -> RenderError { RenderError(.badRequest, message) }
+    package static func badRequest(_ message: String) -> RenderError { RenderError(.badRequest, message) }
 }

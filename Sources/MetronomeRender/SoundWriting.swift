@@ -3,7 +3,7 @@ import MetronomeAudio
 extension Sound {
     /// Writes the sound as a mono file in `format` (the container from the
     /// path's extension), replacing any file there.
-    public func write(to path: String, format: OutputFormat) throws(SoundError) {
+    package func write(to path: String, format: OutputFormat) throws(SoundError) {
         let file: SoundFile
         do {
             file = try SoundFile.create(writing: path, format: format.libsndfileFormat(frames: Int64(samples.count)),

@@ -2,14 +2,14 @@ import MetronomeTiming
 
 /// The labels of a tempo map's entries, at the bars (from 0) of a run where
 /// each entry starts: what an exported MIDI file marks (FF 06).
-public struct TempoMapMarkers: Sendable {
+package struct TempoMapMarkers: Sendable {
     /// Each labelled entry's first bar, counted from the run's first entry, in order.
     private let starts: [(bar: Int64, label: String)]
     /// The bars of one pass through the entries.
     private let length: Int64
     private let loops: Bool
 
-    public static let none = TempoMapMarkers(starts: [], length: 0, loops: false)
+    package static let none = TempoMapMarkers(starts: [], length: 0, loops: false)
 
     private init(starts: [(bar: Int64, label: String)], length: Int64, loops: Bool) {
         self.starts = starts
@@ -18,7 +18,7 @@ public struct TempoMapMarkers: Sendable {
     }
 
     /// The markers of a run of `source`; none for the speed trainer or one tempo.
-    public init(_ source: TempoPlan.Source?) {
+    package init(_ source: TempoPlan.Source?) {
         guard case .map(let map, let first, let loops) = source else {
             self = .none
             return
@@ -33,7 +33,7 @@ public struct TempoMapMarkers: Sendable {
     }
 
     /// The label of the entry that starts at `bar`, if one does and it has one.
-    public func label(atBar bar: Int64) -> String? {
+    package func label(atBar bar: Int64) -> String? {
         guard bar >= 0, length > 0, bar < length || loops else { return nil }
         let inPass = bar % length
         var low = 0, high = starts.count

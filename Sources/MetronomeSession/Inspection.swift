@@ -7,10 +7,10 @@ import MetronomeListening
 /// thread (`LiveListener`), the trace's hits and the lines printed. The UI
 /// loop hands it the clicks and takes what was heard, once a wake (`listen`),
 /// and waits for the last notes once at the end (`finish`).
-public final class Inspection {
-    public let settings: InspectorSettings
-    public let capture: LiveCapture
-    public let listener: LiveListener
+package final class Inspection {
+    package let settings: InspectorSettings
+    package let capture: LiveCapture
+    package let listener: LiveListener
     let trace: Trace?
     /// Where the audio thread records what it plays, for the bleed to be taken out (nil when calibrating).
     let played: PlayedAudio?
@@ -27,7 +27,7 @@ public final class Inspection {
     }
 
     /// The listening side; the listening thread's while it runs.
-    public var inspector: Inspector { listener.inspector }
+    package var inspector: Inspector { listener.inspector }
 
     /// Starts the capture thread and waits for its first period (2 s at most) before playback
     /// starts: the first click then comes back after frames that say how loud the input's floor is.
@@ -87,5 +87,5 @@ public final class Inspection {
     }
 
     /// The take's figures: every click up to the last is a note or a miss.
-    public var statistics: TakeStatistics { inspector.statistics(through: inspector.lastClickFrame ?? 0) }
+    package var statistics: TakeStatistics { inspector.statistics(through: inspector.lastClickFrame ?? 0) }
 }

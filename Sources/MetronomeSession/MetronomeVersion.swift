@@ -1,4 +1,4 @@
 /// The metronome's version, as `--version` prints it.
-public enum MetronomeVersion {
-    public static let current = "0.1.0"
+package enum MetronomeVersion {
+    package static let current = "0.1.0"
 }

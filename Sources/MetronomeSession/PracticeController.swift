@@ -5,22 +5,22 @@ import MetronomeTerminal
 /// The practice keys as a pure function: the player's settings now, a key
 /// pressed when a given frame was heard, and the commands for the audio
 /// thread that follow. Knows no clock, no device and no terminal.
-public struct PracticeController: Sendable {
-    public private(set) var tempo: Tempo
+package struct PracticeController: Sendable {
+    package private(set) var tempo: Tempo
     /// Volume in hundredths, 0 to 100.
-    public private(set) var volumePercent: Int
-    public private(set) var muted = false
-    public private(set) var paused = false
+    package private(set) var volumePercent: Int
+    package private(set) var muted = false
+    package private(set) var paused = false
     /// The frames of the taps of the current series, oldest first (at most 5).
-    public private(set) var taps: [Int64] = []
-    public let rate: SampleRate
+    package private(set) var taps: [Int64] = []
+    package let rate: SampleRate
     private let headroom: Headroom
 
     /// Taps further apart than this start a new series.
-    public static let tapSeriesGapSeconds: Int64 = 2
-    public static let tapsKept = 5
+    package static let tapSeriesGapSeconds: Int64 = 2
+    package static let tapsKept = 5
 
-    public init(tempo: Tempo, volume: Float, rate: SampleRate, headroom: Headroom) {
+    package init(tempo: Tempo, volume: Float, rate: SampleRate, headroom: Headroom) {
         self.tempo = tempo
         volumePercent = Int((volume * 100).rounded())
         self.rate = rate
@@ -28,14 +28,14 @@ public struct PracticeController: Sendable {
     }
 
     /// What a key does; `heardFrame` is the frame being heard when it was pressed.
-    public enum Outcome: Equatable, Sendable {
+    package enum Outcome: Equatable, Sendable {
         case command(PracticeCommand)
         case quit
         case toggleHelp
         case nothing
     }
 
-    public mutating func press(_ key: Key, heardFrame: Int64) -> Outcome {
+    package mutating func press(_ key: Key, heardFrame: Int64) -> Outcome {
         switch key {
         case .up: return changeTempo(to: tempo.millibeatsPerMinute + 1_000)
         case .down: return changeTempo(to: tempo.millibeatsPerMinute - 1_000)
@@ -64,12 +64,12 @@ public struct PracticeController: Sendable {
     }
 
     /// The tempo a plan (a tempo map, the speed trainer) has moved to: the keys step from it.
-    public mutating func follow(_ tempo: Tempo) {
+    package mutating func follow(_ tempo: Tempo) {
         self.tempo = tempo
     }
 
     /// The gain for the volume at a tempo: the volume, lowered if clicks that close would clip.
-    public func gain(for tempo: Tempo) -> Float {
+    package func gain(for tempo: Tempo) -> Float {
         headroom.gain(for: ClickSchedule(tempo: tempo, rate: rate), volume: Float(volumePercent) / 100)
     }
 

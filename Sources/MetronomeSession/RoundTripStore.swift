@@ -6,11 +6,11 @@ import SystemPackage
 /// The round trips `--calibrate` measured, one per pair of devices, in
 /// `${XDG_CONFIG_HOME:-~/.config}/metronome/round-trips`: a line per pair,
 /// `playback<TAB>input<TAB>milliseconds`, the newest replacing an older one.
-public struct RoundTripStore: Sendable {
-    public let path: String
+package struct RoundTripStore: Sendable {
+    package let path: String
 
     /// Where the environment puts it; nil without `XDG_CONFIG_HOME` or `HOME`.
-    public init?() {
+    package init?() {
         func variable(_ name: String) -> String? {
             guard let value = getenv(name), value.pointee != 0 else { return nil }
             return String(cString: value)
@@ -19,15 +19,15 @@ public struct RoundTripStore: Sendable {
         path = config + "/metronome/round-trips"
     }
 
-    public init(path: String) { self.path = path }
+    package init(path: String) { self.path = path }
 
     /// The round trip saved for the pair, in milliseconds.
-    public func roundTrip(playback: String, input: String) -> Double? {
+    package func roundTrip(playback: String, input: String) -> Double? {
         entries().last { $0.playback == playback && $0.input == input }.flatMap { Double($0.milliseconds) }
     }
 
     /// Saves the pair's round trip: written whole to a temporary file, renamed into place.
-    public func save(_ milliseconds: Double, playback: String, input: String) throws(SessionError) {
+    package func save(_ milliseconds: Double, playback: String, input: String) throws(SessionError) {
         for name in [playback, input] where name.contains("\t") || name.contains("\n") {
             throw SessionError(.badRequest, "device name '\(name)' holds a tab or a line break: its round trip cannot be saved")
         }

@@ -8,9 +8,9 @@ import MetronomeTerminal
 import MetronomeListening
 
 /// One run of the metronome: playing live, or rendering a file.
-public enum Session {
+package enum Session {
     /// Runs `settings` to the end, or until a signal stops it; what failed is thrown.
-    public static func run(_ settings: Settings) throws -> RunOutcome {
+    package static func run(_ settings: Settings) throws -> RunOutcome {
         let signals = TerminationSignals()
         switch settings.destination {
         case .file(let output, let format):

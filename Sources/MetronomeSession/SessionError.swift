@@ -3,9 +3,9 @@ import MetronomeTiming
 /// What went wrong putting a run together or running it, as the user sees it:
 /// one line naming what failed. The kind says what happened; the command gives
 /// each kind its exit status (`CommandFailure`).
-public typealias SessionError = LayerError<SessionFailure>
+package typealias SessionError = LayerError<SessionFailure>
 
-public enum SessionFailure: Sendable, Equatable {
+package enum SessionFailure: Sendable, Equatable {
     /// The run asked for cannot be had as asked: options that do not go
     /// together, a name that cannot be used.
     case badRequest
@@ -28,5 +28,5 @@ public enum SessionFailure: Sendable, Equatable {
 }
 
 extension LayerError where Kind == SessionFailure {
-    public static func badRequest(_ message: String) -> SessionError { SessionError(.badRequest, message) }
+    package static func badRequest(_ message: String) -> SessionError { SessionError(.badRequest, message) }
 }

@@ -2,32 +2,32 @@ import MetronomeTiming
 
 /// A setlist made ready to play: each song's plan, and the one playing.
 /// `n` and `p` move through it (`LiveView`); the track switches at the next bar line.
-public struct SongList: Sendable, Equatable {
-    public struct Song: Sendable, Equatable {
-        public var name: String
+package struct SongList: Sendable, Equatable {
+    package struct Song: Sendable, Equatable {
+        package var name: String
         /// A tempo song plays on at its tempo; a map's song plays the map, then its last tempo on.
-        public var source: TempoPlan.Source
+        package var source: TempoPlan.Source
 
-        public init(name: String, source: TempoPlan.Source) {
+        package init(name: String, source: TempoPlan.Source) {
             self.name = name
             self.source = source
         }
     }
 
-    public var songs: [Song]
-    public var current: Int
+    package var songs: [Song]
+    package var current: Int
 
-    public init(songs: [Song], current: Int) {
+    package init(songs: [Song], current: Int) {
         precondition(songs.indices.contains(current), "the current song is one of the songs")
         self.songs = songs
         self.current = current
     }
 
     /// `3/12 Waltz`: the song's place and name, as the status line shows it.
-    public func place(of index: Int) -> String { "\(index + 1)/\(songs.count) \(songs[index].name)" }
+    package func place(of index: Int) -> String { "\(index + 1)/\(songs.count) \(songs[index].name)" }
 
     /// The plan of a song played at `tempo` in `meter`: one endless passage.
-    public static func constant(_ tempo: Tempo, meter: Meter) -> TempoPlan.Source {
+    package static func constant(_ tempo: Tempo, meter: Meter) -> TempoPlan.Source {
         .trainer(start: tempo, step: 0, barsPerStep: 1, until: tempo, meter: meter)
     }
 }

@@ -1,18 +1,18 @@
 import Glibc
 
 /// Lines for the user on stderr, written with one `write(2)` each.
-public enum StandardError {
+package enum StandardError {
     /// Writes `metronome: LINE` and a newline, the line's control characters
     /// escaped (see `escaped(_:)`): a value from the command line or a file
     /// can neither break the line in two nor send the terminal escape sequences.
-    public static func report(_ line: String, program: String = "metronome") {
+    package static func report(_ line: String, program: String = "metronome") {
         write("\(program): \(escaped(line))\n")
     }
 
     /// `text` with every control character shown as text: `\n`, `\r`, `\t`,
     /// `\e` for ESC, `\xNN` for the other C0 codes, DEL and the C1 codes
     /// (U+0080 to U+009F); everything else as it is.
-    public static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var result = ""
         result.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
@@ -36,7 +36,7 @@ public enum StandardError {
     }
 
     /// Writes `text` as it is.
-    public static func write(_ text: String) {
+    package static func write(_ text: String) {
         writeAll(STDERR_FILENO, Array(text.utf8))
     }
 }

@@ -10,19 +10,19 @@ import SystemPackage
 /// `click` for every sound started, `frame` for every picture drawn, `tempo`
 /// when the tempo is set. Bars and beats in bars count from 1, as the status
 /// line shows them; `beat` counts every click from 0.
-public final class Trace {
+package final class Trace {
     private let descriptor: Int32
-    public let path: String
+    package let path: String
     /// Lines made since the last flush.
     private var pending: [UInt8] = []
     /// Why the trace could not be written, once it could not; nothing more is written then.
-    public private(set) var failure: String?
+    package private(set) var failure: String?
     /// How long a flush may wait for a reader that is slow to read (a FIFO, a pipe).
     static let flushWaitMilliseconds: Int32 = 2000
 
     /// Creates or truncates `path`, a read-only file only when `force`. Opened without
     /// blocking: a FIFO nobody reads is refused at once (`ENXIO`) instead of hanging the program.
-    public init(path: String, force: Bool) throws(SessionError) {
+    package init(path: String, force: Bool) throws(SessionError) {
         do {
             try OutputTarget(path: path).checkWritable(force: force)
         } catch {
@@ -41,7 +41,7 @@ public final class Trace {
 
     /// Count-in bars are `-N` to `-1` with `"countIn":true`; a subdivision
     /// or a second-voice click has its `index` in its beat or bar.
-    public func click(_ click: StartedClick) {
+    package func click(_ click: StartedClick) {
         let countIn = click.bar < 0
         var text = "{\"type\":\"click\",\"frame\":\(click.frame),\"beat\":\(click.click),\"bar\":\(countIn ? click.bar : click.bar + 1),"
         text += "\"beatInBar\":\(click.beatInBar + 1),\"sound\":\"\(click.sound)\""
@@ -50,7 +50,7 @@ public final class Trace {
         line(text + "}")
     }
 
-    public func frame(time: MonotonicInstant, audioFrame: Int64, angle: Double) {
+    package func frame(time: MonotonicInstant, audioFrame: Int64, angle: Double) {
         let seconds = Double(time.nanoseconds) / 1e9
         line("{\"type\":\"frame\",\"time\":\(seconds),\"audioFrame\":\(audioFrame),\"angle\":\(angle)}")
     }
@@ -67,7 +67,7 @@ public final class Trace {
     }
 
     /// A setlist's song, from 1 of `count`, starting at `frame` (its first bar line, or the pause it was chosen in).
-    public func song(_ number: Int, of count: Int, name: String, frame: Int64) {
+    package func song(_ number: Int, of count: Int, name: String, frame: Int64) {
         var escaped = ""
         for scalar in name.unicodeScalars {
             switch scalar {
@@ -81,17 +81,17 @@ public final class Trace {
     }
 
     /// `--inspect`: a note the player played at output frame `frame`, aimed at click `beat`, `offsetMs` off it (negative early).
-    public func hit(frame: Int64, beat: Int64, offsetMilliseconds: Double) {
+    package func hit(frame: Int64, beat: Int64, offsetMilliseconds: Double) {
         line("{\"type\":\"hit\",\"frame\":\(frame),\"beat\":\(beat),\"offsetMs\":\(offsetMilliseconds)}")
     }
 
-    public func tempo(_ tempo: Tempo, frame: Int64) {
+    package func tempo(_ tempo: Tempo, frame: Int64) {
         line("{\"type\":\"tempo\",\"bpm\":\"\(tempo)\",\"frame\":\(frame)}")
     }
 
     /// Writes the lines made so far; a write that fails (a full disk,
     /// `/dev/full`, a reader that went away or stopped reading) sets `failure`.
-    public func flush() {
+    package func flush() {
         guard failure == nil, !pending.isEmpty else { return }
         defer { pending.removeAll(keepingCapacity: true) }
         errno = 0
@@ -101,7 +101,7 @@ public final class Trace {
     }
 
     /// The error to end the run with when the trace could not be written.
-    public var error: SessionError? {
+    package var error: SessionError? {
         failure.map { SessionError(.writeFailed, "cannot write trace '\(path)': \($0)") }
     }
 

@@ -9,18 +9,18 @@ import SystemPackage
 /// (the command ends there on a stopping signal, which is blocked in the main
 /// thread and would never interrupt a read). A terminal, a directory and other
 /// kinds are refused. A stream can be read only once.
-public enum FileContents {
-    public struct ReadError: Error {
-        public let message: String
+package enum FileContents {
+    package struct ReadError: Error {
+        package let message: String
     }
 
     /// The largest tempo map read: ten thousand long lines and more.
-    public static let limit = 16 << 20
+    package static let limit = 16 << 20
     /// Seconds a pipe or FIFO may stay silent before the read gives up.
     static let idleLimit = 10
 
     /// The bytes of `path` (`-` is standard input), at most `limit` of them.
-    public static func read(_ path: String, limit: Int = Self.limit, whileWaiting: () -> Void = {}) throws(ReadError) -> [UInt8] {
+    package static func read(_ path: String, limit: Int = Self.limit, whileWaiting: () -> Void = {}) throws(ReadError) -> [UInt8] {
         let standardInput = path == "-"
         let descriptor = standardInput ? STDIN_FILENO : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw ReadError(message: Errno(rawValue: errno).description) }

@@ -7,13 +7,13 @@ import Synchronization
 /// the value, and the ring is written through once when made, so it is resident
 /// before the audio thread touches it (and the process does not grow until the
 /// ring first wraps).
-public final class LockFreeQueue<Element: BitwiseCopyable>: @unchecked Sendable {
+package final class LockFreeQueue<Element: BitwiseCopyable>: @unchecked Sendable {
     private let capacity: Int
     private let storage: UnsafeMutablePointer<Element>
     private let head = Atomic<Int>(0)  // next to write, producer only
     private let tail = Atomic<Int>(0)  // next to read, consumer only
 
-    public init(capacity: Int = 4096) {
+    package init(capacity: Int = 4096) {
         self.capacity = max(capacity, 2)
         storage = .allocate(capacity: self.capacity)
         memset(storage, 0, self.capacity * MemoryLayout<Element>.stride)
@@ -28,13 +28,13 @@ public final class LockFreeQueue<Element: BitwiseCopyable>: @unchecked Sendable 
 
     /// Producer: appends `value`, or drops it when the ring is full.
     @inline(__always)
-    public func push(_ value: Element) {
+    package func push(_ value: Element) {
         _ = tryPush(value)
     }
 
     /// Producer: appends `value` and returns true, or returns false when the ring is full.
     @inline(__always)
-    public func tryPush(_ value: Element) -> Bool {
+    package func tryPush(_ value: Element) -> Bool {
         let write = head.load(ordering: .relaxed)
         let next = (write + 1) % capacity
         guard next != tail.load(ordering: .acquiring) else { return false }
@@ -45,7 +45,7 @@ public final class LockFreeQueue<Element: BitwiseCopyable>: @unchecked Sendable 
 
     /// Consumer: the oldest value without taking it, or nil when the ring is empty.
     @inline(__always)
-    public func peek() -> Element? {
+    package func peek() -> Element? {
         let read = tail.load(ordering: .relaxed)
         guard read != head.load(ordering: .acquiring) else { return nil }
         return storage[read]
@@ -53,7 +53,7 @@ public final class LockFreeQueue<Element: BitwiseCopyable>: @unchecked Sendable 
 
     /// Consumer: the oldest value, or nil when the ring is empty. Never allocates.
     @inline(__always)
-    public func pop() -> Element? {
+    package func pop() -> Element? {
         let read = tail.load(ordering: .relaxed)
         guard read != head.load(ordering: .acquiring) else { return nil }
         let value = storage[read]
@@ -62,7 +62,7 @@ public final class LockFreeQueue<Element: BitwiseCopyable>: @unchecked Sendable 
     }
 
     /// Consumer: every value pushed since the last drain, oldest first.
-    public func drain() -> [Element] {
+    package func drain() -> [Element] {
         var drained: [Element] = []
         while let value = pop() { drained.append(value) }
         return drained

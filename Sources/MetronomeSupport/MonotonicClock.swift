@@ -1,12 +1,12 @@
 import Glibc
 
 /// A point on `CLOCK_MONOTONIC`, in nanoseconds.
-public struct MonotonicInstant: Comparable, Sendable {
-    public let nanoseconds: Int64
+package struct MonotonicInstant: Comparable, Sendable {
+    package let nanoseconds: Int64
 
-    public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
+    package init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
 
-    public static func < (lhs: MonotonicInstant, rhs: MonotonicInstant) -> Bool {
+    package static func < (lhs: MonotonicInstant, rhs: MonotonicInstant) -> Bool {
         lhs.nanoseconds < rhs.nanoseconds
     }
 
@@ -21,16 +21,16 @@ public struct MonotonicInstant: Comparable, Sendable {
 }
 
 /// The system's `CLOCK_MONOTONIC`.
-public struct MonotonicClock: Sendable {
-    public init() {}
+package struct MonotonicClock: Sendable {
+    package init() {}
 
-    public func now() -> MonotonicInstant {
+    package func now() -> MonotonicInstant {
         var time = Glibc.timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return MonotonicInstant(time)
     }
 
-    public func sleep(until instant: MonotonicInstant) {
+    package func sleep(until instant: MonotonicInstant) {
         var target = instant.timespec
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &target, nil) == EINTR {}
     }

@@ -2,11 +2,11 @@ import Glibc
 
 /// A rectangle of characters (Unicode scalars, one a cell), drawn into by the
 /// picture and written to the terminal.
-public struct TextGrid: Equatable, Sendable {
-    public let width: Int
-    public let height: Int
+package struct TextGrid: Equatable, Sendable {
+    package let width: Int
+    package let height: Int
     /// Each cell's Unicode scalar value.
-    public private(set) var cells: [UInt32]
+    package private(set) var cells: [UInt32]
 
     static let blank = UInt32(UInt8(ascii: " "))
     /// Braille patterns: U+2800 plus one bit for each of the 2x4 dots.
@@ -17,14 +17,14 @@ public struct TextGrid: Equatable, Sendable {
         y == 3 ? (x == 0 ? 0x40 : 0x80) : 1 << UInt32(y + 3 * x)
     }
 
-    public init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         self.width = max(width, 0)
         self.height = max(height, 0)
         cells = [UInt32](repeating: Self.blank, count: self.width * self.height)
     }
 
     /// Becomes a copy of `other`, a grid of the same size, in place: no allocation.
-    public mutating func copy(from other: TextGrid) {
+    package mutating func copy(from other: TextGrid) {
         precondition(width == other.width && height == other.height, "grids of different sizes")
         cells.withUnsafeMutableBufferPointer { target in
             other.cells.withUnsafeBufferPointer { source in _ = target.update(fromContentsOf: source) }
@@ -32,7 +32,7 @@ public struct TextGrid: Equatable, Sendable {
     }
 
     /// Same size and the same cells, compared as memory.
-    public static func == (left: TextGrid, right: TextGrid) -> Bool {
+    package static func == (left: TextGrid, right: TextGrid) -> Bool {
         guard left.width == right.width, left.height == right.height else { return false }
         return left.cells.withUnsafeBytes { a in
             right.cells.withUnsafeBytes { b in
@@ -43,18 +43,18 @@ public struct TextGrid: Equatable, Sendable {
     }
 
     /// Blanks every cell.
-    public mutating func clear() {
+    package mutating func clear() {
         cells.withUnsafeMutableBufferPointer { $0.update(repeating: Self.blank) }
     }
 
     /// Puts `character` at column `x`, row `y`; outside the grid it is dropped.
-    public mutating func put(_ character: Unicode.Scalar, x: Int, y: Int) {
+    package mutating func put(_ character: Unicode.Scalar, x: Int, y: Int) {
         guard x >= 0, y >= 0, x < width, y < height else { return }
         cells[y * width + x] = character.value
     }
 
     /// Writes `text` from column `x` of row `y`, a scalar a cell, clipped to the grid.
-    public mutating func write(_ text: String, x: Int, y: Int) {
+    package mutating func write(_ text: String, x: Int, y: Int) {
         guard y >= 0, y < height else { return }
         var column = x
         for scalar in text.unicodeScalars {
@@ -67,24 +67,24 @@ public struct TextGrid: Equatable, Sendable {
     /// Sets one braille dot: dot column `x` (two a cell), dot row `y` (four a
     /// cell). A cell holding anything but braille becomes a braille cell: what
     /// is drawn in dots is in front of what was drawn before.
-    public mutating func dot(x: Int, y: Int) {
+    package mutating func dot(x: Int, y: Int) {
         guard x >= 0, y >= 0, x < width * 2, y < height * 4 else { return }
         let index = (y / 4) * width + x / 2
         let bit = Self.brailleBit(x: x % 2, y: y % 4)
         cells[index] = Self.braille.contains(cells[index]) ? cells[index] | bit : Self.braille.lowerBound | bit
     }
 
-    public func character(x: Int, y: Int) -> Unicode.Scalar { Unicode.Scalar(cells[y * width + x]) ?? " " }
+    package func character(x: Int, y: Int) -> Unicode.Scalar { Unicode.Scalar(cells[y * width + x]) ?? " " }
 
     /// Row `y` as text.
-    public func line(_ y: Int) -> String {
+    package func line(_ y: Int) -> String {
         var scalars = String.UnicodeScalarView()
         for value in cells[(y * width)..<((y + 1) * width)] { scalars.append(Unicode.Scalar(value) ?? " ") }
         return String(scalars)
     }
 
     /// Every row, each without trailing spaces, joined by newlines.
-    public var text: String {
+    package var text: String {
         (0..<height).map { String(line($0).reversed().drop(while: { $0 == " " }).reversed()) }.joined(separator: "\n")
     }
 }

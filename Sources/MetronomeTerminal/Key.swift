@@ -1,5 +1,5 @@
 /// A key the player pressed, decoded from the bytes a terminal sends.
-public enum Key: Equatable, Sendable {
+package enum Key: Equatable, Sendable {
     case up, down, left, right, pageUp, pageDown
     case escape
     /// Any other single byte: letters, digits, space, `+`, `-`, `?`.
@@ -8,7 +8,7 @@ public enum Key: Equatable, Sendable {
     /// The keys in `bytes`, in order. Arrows come as `ESC [ A` or `ESC O A`,
     /// PgUp/PgDn as `ESC [ 5 ~` / `ESC [ 6 ~`; a lone ESC is Escape; other
     /// escape sequences are passed over whole.
-    public static func decode(_ bytes: [UInt8]) -> [Key] {
+    package static func decode(_ bytes: [UInt8]) -> [Key] {
         var keys: [Key] = []
         var index = 0
         while index < bytes.count {

@@ -6,13 +6,13 @@ import Glibc
 /// in `deinit`. Ctrl-C, Ctrl-\ and Ctrl-Z still raise their signals (`ISIG`
 /// stays on); Ctrl-S, Ctrl-Q and Ctrl-V reach the program as keys (`IXON`
 /// and `IEXTEN` off), and Enter comes as CR (`ICRNL` off), as in kilo.
-public final class KeyInput {
-    public let descriptor = STDIN_FILENO
+package final class KeyInput {
+    package let descriptor = STDIN_FILENO
     private var original = termios()
     private var active = false
 
     /// nil when stdin is not a terminal.
-    public init?() {
+    package init?() {
         guard isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &original) == 0 else { return nil }
         guard enter() else { return nil }
     }
@@ -33,7 +33,7 @@ public final class KeyInput {
 
     /// Raw mode again (after `restore()`, as on SIGCONT); false if the terminal refused.
     @discardableResult
-    public func enter() -> Bool {
+    package func enter() -> Bool {
         guard !active else { return true }
         var raw = Self.rawMode(from: original)
         TerminalRescue.enteredRawMode(original)
@@ -47,7 +47,7 @@ public final class KeyInput {
     }
 
     /// Puts the terminal back exactly as it was.
-    public func restore() {
+    package func restore() {
         guard active else { return }
         active = false
         // Not TCSAFLUSH: that waits until the output is read, for ever on a stalled terminal.
@@ -57,7 +57,7 @@ public final class KeyInput {
     }
 
     /// The bytes typed since the last call, at most `limit` (a paste is taken a bounded piece a frame).
-    public func read(limit: Int = 4096) -> [UInt8] {
+    package func read(limit: Int = 4096) -> [UInt8] {
         Self.readPending(descriptor, limit: limit)
     }
 

@@ -8,9 +8,9 @@ import Glibc
 /// async-signal-safe. It replaces the Swift runtime's handlers for the same
 /// signals, so the runtime's backtracer (interactive on a terminal) never
 /// takes the terminal.
-public enum TerminalRescue {
+package enum TerminalRescue {
     /// A Swift trap (SIGILL on x86-64, SIGTRAP on arm64), a bad access, an abort, a bus or arithmetic fault.
-    public static let crashSignals: [Int32] = [SIGSEGV, SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGTRAP]
+    package static let crashSignals: [Int32] = [SIGSEGV, SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGTRAP]
 
     /// What the handler restores, at one fixed address for the process's life.
     struct State {
@@ -36,7 +36,7 @@ public enum TerminalRescue {
     }()
 
     /// Installs the handlers (once, early in `main`); touches the storage first so the handler never initialises anything.
-    public static func install() {
+    package static func install() {
         _ = state
         _ = leaveScreenBytes
         var crashes = sigset_t()

@@ -6,7 +6,7 @@ import MetronomeSupport
 ///
 /// Each frame is one `write(2)` holding only the changed span of each row, so
 /// nothing flickers.
-public final class TerminalScreen {
+package final class TerminalScreen {
     private let keys: KeyInput
     /// What the terminal shows now (empty: nothing known), kept in place frame to frame.
     private var shown: [UInt32] = []
@@ -21,7 +21,7 @@ public final class TerminalScreen {
     private let frames: Int32
 
     /// nil unless both stdin and stdout are terminals that understand escape codes.
-    public init?() {
+    package init?() {
         guard isatty(STDOUT_FILENO) == 1, Self.understandsEscapes(term: getenv("TERM").map { String(cString: $0) }),
               let keys = KeyInput() else { return nil }
         self.keys = keys
@@ -30,7 +30,7 @@ public final class TerminalScreen {
     }
 
     /// False for no `TERM`, an empty one or `dumb`: such a terminal gets plain lines.
-    public static func understandsEscapes(term: String?) -> Bool {
+    package static func understandsEscapes(term: String?) -> Bool {
         guard let term, !term.isEmpty else { return false }
         return term != "dumb"
     }
@@ -41,7 +41,7 @@ public final class TerminalScreen {
     }
 
     /// Gives the terminal back for a stop (Ctrl-Z): cursor, normal screen, the saved mode.
-    public func suspend() {
+    package func suspend() {
         guard active, !suspended else { return }
         suspended = true
         Self.emit(bytes: TerminalRescue.leaveScreen)
@@ -50,7 +50,7 @@ public final class TerminalScreen {
     }
 
     /// Takes the terminal again after `fg` (SIGCONT): raw mode, alternate screen, and the next frame drawn whole.
-    public func resume() {
+    package func resume() {
         guard active, suspended else { return }
         suspended = false
         keys.enter()
@@ -63,23 +63,23 @@ public final class TerminalScreen {
         if frames >= 0 { close(frames) }
     }
 
-    public var keyInput: KeyInput { keys }
+    package var keyInput: KeyInput { keys }
 
     /// Columns and rows of the terminal (`TIOCGWINSZ`), 80x24 if it will not say.
-    public static func size() -> (width: Int, height: Int) {
+    package static func size() -> (width: Int, height: Int) {
         var size = winsize()
         guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return (80, 24) }
         return (Int(size.ws_col), Int(size.ws_row))
     }
 
     /// Forgets what is on screen, so the next frame is drawn whole (after a resize).
-    public func invalidate() {
+    package func invalidate() {
         shown.removeAll(keepingCapacity: true)
         Self.emit("\u{1B}[2J")
     }
 
     /// Writes the rows of `grid` that differ from the last frame.
-    public func draw(_ grid: TextGrid) {
+    package func draw(_ grid: TextGrid) {
         guard !suspended else { return }
         var buffer = self.buffer
         var shown = self.shown
@@ -186,7 +186,7 @@ public final class TerminalScreen {
     }
 
     /// Shows the cursor, leaves the alternate screen and restores the terminal mode.
-    public func leave() {
+    package func leave() {
         guard active else { return }
         active = false
         guard !suspended else { return }

@@ -8,23 +8,23 @@ import Glibc
 /// `end(by:)` ends the process by the same signal, so a shell sees it was
 /// killed (a `for` loop stops at Ctrl-C). Faults the program causes itself
 /// are `TerminalRescue`'s.
-public final class TerminationSignals {
+package final class TerminationSignals {
     /// The signals whose default action ends the process, handled as a stop.
     /// SIGXFSZ blocked makes a write past `ulimit -f` fail with EFBIG, so a render cleans up as on SIGTERM.
     /// SIGSYS from seccomp is forced through the mask by the kernel; one sent with `kill` is a stop.
     /// The real-time signals from SIGRTMIN (glibc keeps the two below it for itself).
-    public static let stopping: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE,
+    package static let stopping: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE,
                                            SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGSYS, SIGSTKFLT, SIGPWR, SIGIO]
         + Array(__libc_current_sigrtmin()...__libc_current_sigrtmax())
-    public static let handled: [Int32] = stopping + [SIGWINCH, SIGTSTP]
+    package static let handled: [Int32] = stopping + [SIGWINCH, SIGTSTP]
     private var set = sigset_t()
     private var original = sigset_t()
     /// Readable while one of the signals is pending (`signalfd`), so that one
     /// `poll` waits for a key and a signal at once; -1 if it could not be made.
     /// The signal is still taken with `take()`.
-    public let descriptor: Int32
+    package let descriptor: Int32
 
-    public init() {
+    package init() {
         sigemptyset(&set)
         for signal in Self.handled { sigaddset(&set, signal) }
         pthread_sigmask(SIG_BLOCK, &set, &original)
@@ -45,11 +45,11 @@ public final class TerminationSignals {
     }
 
     /// The next pending signal's number, or nil when none is pending.
-    public func take() -> Int32? { wait(milliseconds: 0) }
+    package func take() -> Int32? { wait(milliseconds: 0) }
 
     /// The next pending signal that asks to stop, passing over resizes; a
     /// Ctrl-Z stops the process here until it is continued.
-    public func takeStop() -> Int32? {
+    package func takeStop() -> Int32? {
         while let signal = take() {
             if signal == SIGTSTP { Self.stopProcess() }
             if Self.stopping.contains(signal) { return signal }
@@ -58,7 +58,7 @@ public final class TerminationSignals {
     }
 
     /// Waits up to `milliseconds` for a signal; its number, or nil on timeout.
-    public func wait(milliseconds: Int) -> Int32? {
+    package func wait(milliseconds: Int) -> Int32? {
         var timeout = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
         // -1 on timeout, or EINTR after a stop and continue: the caller's loop comes back in time either way.
         let signal = sigtimedwait(&set, nil, &timeout)
@@ -66,7 +66,7 @@ public final class TerminationSignals {
     }
 
     /// What a run may do with the terminal on stdin, its keys and its picture.
-    public enum TerminalAccess: Equatable {
+    package enum TerminalAccess: Equatable {
         /// Stdin is no terminal, or this process is in its foreground process group.
         case foreground
         /// A signal that asks to stop came while the job waited in the background:
@@ -82,7 +82,7 @@ public final class TerminationSignals {
     /// A job started in the background (`metronome &`) or put there (`bg`) stops
     /// here as the shell expects (SIGTTOU: `Stopped (tty output)`) until `fg`.
     /// `kill %1` sends SIGTERM, then SIGCONT: the stop is then pending.
-    public static func waitForTerminal() -> TerminalAccess {
+    package static func waitForTerminal() -> TerminalAccess {
         guard isatty(STDIN_FILENO) == 1 else { return .foreground }
         // SIGCONT blocked while waiting: pending after a stop, it tells a stop and a continue
         // from a SIGTTOU the kernel discarded (the continue itself happens whatever the mask).
@@ -112,7 +112,7 @@ public final class TerminationSignals {
 
     /// Stops the whole process as Ctrl-Z asks (the default action of SIGTSTP);
     /// returns once it is continued (`fg`, `bg`, SIGCONT).
-    public static func stopProcess() {
+    package static func stopProcess() {
         var tstp = sigset_t()
         sigemptyset(&tstp)
         sigaddset(&tstp, SIGTSTP)
@@ -127,13 +127,13 @@ public final class TerminationSignals {
     /// one that asks to stop ends the program here, as it would had it not been
     /// blocked. For long work before anything needs cleaning up (reading an
     /// input, converting a sound).
-    public static func endIfAStopIsPending() {
+    package static func endIfAStopIsPending() {
         if let signal = pendingStop() { end(by: signal) }
     }
 
     /// Ends the process by `signal` with its default action, as if it had not
     /// been handled, once everything is cleaned up; returns only if the signal does not kill.
-    public static func end(by signal: Int32) {
+    package static func end(by signal: Int32) {
         fflush(nil)
         if [SIGQUIT, SIGXCPU, SIGXFSZ, SIGSYS].contains(signal) {
             // A stop asked for from outside, not a crash: no core file.

@@ -4,26 +4,26 @@
 ///
 /// Each answer is a pure function of the bar or beat number, so the audio
 /// thread asks it with no state and no allocation.
-public struct BeatMuting: Hashable, Sendable, BitwiseCopyable {
-    public var playedBars: Int64 = 0
-    public var mutedBars: Int64 = 0
+package struct BeatMuting: Hashable, Sendable, BitwiseCopyable {
+    package var playedBars: Int64 = 0
+    package var mutedBars: Int64 = 0
     /// Beats muted at random, in hundredths of a percent (0 to 10000).
-    public var randomBasisPoints: UInt64 = 0
-    public var seed: UInt64 = 0
+    package var randomBasisPoints: UInt64 = 0
+    package var seed: UInt64 = 0
 
-    public static let none = BeatMuting()
+    package static let none = BeatMuting()
 
-    public init() {}
+    package init() {}
 
     /// Parses `--gap`, `--random-mute` and `--seed` (nil: not given).
-    public init(gap: String?, randomMute: String?, seed: String?) throws(TimingError) {
+    package init(gap: String?, randomMute: String?, seed: String?) throws(TimingError) {
         self.init(gap: try gap.map { text throws(TimingError) in try Gap(parsing: text) },
                   randomMute: try randomMute.map { text throws(TimingError) in try RandomMute(parsing: text) },
                   seed: try seed.map { text throws(TimingError) in try Seed(parsing: text) })
     }
 
     /// `--gap`, `--random-mute` and `--seed`, each read alone (nil: not given).
-    public init(gap: Gap?, randomMute: RandomMute?, seed: Seed?) {
+    package init(gap: Gap?, randomMute: RandomMute?, seed: Seed?) {
         if let gap {
             playedBars = gap.played
             mutedBars = gap.muted
@@ -39,11 +39,11 @@ public struct BeatMuting: Hashable, Sendable, BitwiseCopyable {
     }
 
     /// `--gap P:M`: play P bars, mute M, 1 to 1000 each.
-    public struct Gap: Sendable, Equatable {
-        public let played: Int64
-        public let muted: Int64
+    package struct Gap: Sendable, Equatable {
+        package let played: Int64
+        package let muted: Int64
 
-        public init(parsing text: String) throws(TimingError) {
+        package init(parsing text: String) throws(TimingError) {
             let parts = text.trimmingSpaces.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count == 2, let played = Int64(parts[0]), let muted = Int64(parts[1]),
                   (1...1000).contains(played), (1...1000).contains(muted) else {
@@ -55,11 +55,11 @@ public struct BeatMuting: Hashable, Sendable, BitwiseCopyable {
     }
 
     /// `--random-mute PCT`: the share of beats muted at random, 0 to 100 percent.
-    public struct RandomMute: Sendable, Equatable {
+    package struct RandomMute: Sendable, Equatable {
         /// Hundredths of a percent: 0 to 10000.
-        public let basisPoints: UInt64
+        package let basisPoints: UInt64
 
-        public init(parsing text: String) throws(TimingError) {
+        package init(parsing text: String) throws(TimingError) {
             guard let basisPoints = ExactDecimal.parse(text, places: 2, in: 0...10_000) else {
                 throw .invalid("random mute '\(text)' is not allowed: use a percentage from 0 to 100, e.g. 25")
             }
@@ -68,10 +68,10 @@ public struct BeatMuting: Hashable, Sendable, BitwiseCopyable {
     }
 
     /// `--seed N`: the same seed mutes the same beats.
-    public struct Seed: Sendable, Equatable {
-        public let value: UInt64
+    package struct Seed: Sendable, Equatable {
+        package let value: UInt64
 
-        public init(parsing text: String) throws(TimingError) {
+        package init(parsing text: String) throws(TimingError) {
             guard let value = UInt64(text.trimmingSpaces) else {
                 throw .invalid("seed '\(text)' is not allowed: use a whole number from 0 to \(UInt64.max)")
             }
@@ -81,14 +81,14 @@ public struct BeatMuting: Hashable, Sendable, BitwiseCopyable {
 
     /// Whether bar `bar` (from 0; the count-in is before 0) is a muted bar of the gap trainer.
     @inline(__always)
-    public func mutes(bar: Int64) -> Bool {
+    package func mutes(bar: Int64) -> Bool {
         guard mutedBars > 0, bar >= 0 else { return false }
         return bar % (playedBars + mutedBars) >= playedBars
     }
 
     /// Whether beat `click` (every beat from 0) is muted at random.
     @inline(__always)
-    public func mutesAtRandom(click: Int64) -> Bool {
+    package func mutesAtRandom(click: Int64) -> Bool {
         guard randomBasisPoints > 0 else { return false }
         return Self.mix(seed &+ UInt64(bitPattern: click) &* 0x9E37_79B9_7F4A_7C15) % 10_000 < randomBasisPoints
     }

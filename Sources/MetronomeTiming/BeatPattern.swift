@@ -1,27 +1,27 @@
 /// Which sound each beat of a bar plays, in klick's notation: `X` the bell
 /// (an accent), `x` a beat, `.` silence; one character a beat (`--pattern X.x.`).
-public struct BeatPattern: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
-    public let beats: Int
+package struct BeatPattern: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
+    package let beats: Int
     /// Bit `b` set: beat `b` rings the bell.
-    public let accents: UInt32
+    package let accents: UInt32
     /// Bit `b` set: beat `b` is silent.
-    public let rests: UInt32
+    package let rests: UInt32
 
     /// Parses `X`, `x` and `.`; `beatsPerBar` is the length it must have.
-    public init(parsing text: String, beatsPerBar: Int) throws(TimingError) {
+    package init(parsing text: String, beatsPerBar: Int) throws(TimingError) {
         self = try Written(parsing: text).fitted(beatsPerBar: beatsPerBar)
     }
 
     /// A pattern as written (`--pattern`), each character read; its length is
     /// held against a bar once the meter is known (`fitted(beatsPerBar:)`).
-    public struct Written: Sendable, Equatable {
-        public let text: String
+    package struct Written: Sendable, Equatable {
+        package let text: String
         /// Its characters, however many: a bar has at most `Meter.maximumBeats`.
         let beats: Int
         let accents: UInt32
         let rests: UInt32
 
-        public init(parsing text: String) throws(TimingError) {
+        package init(parsing text: String) throws(TimingError) {
             // Characters, not bytes: `é` is one beat and is named as itself.
             let characters = Array(text.trimmingSpaces)
             var accents: UInt32 = 0, rests: UInt32 = 0
@@ -41,7 +41,7 @@ public struct BeatPattern: Hashable, Sendable, BitwiseCopyable, CustomStringConv
         }
 
         /// The pattern of a bar of `beatsPerBar` beats: one character a beat.
-        public func fitted(beatsPerBar: Int) throws(TimingError) -> BeatPattern {
+        package func fitted(beatsPerBar: Int) throws(TimingError) -> BeatPattern {
             guard beats == beatsPerBar else {
                 throw .invalid("pattern '\(text)' has \(beats) beat\(beats == 1 ? "" : "s") but the bar has \(beatsPerBar): give one character a beat")
             }
@@ -55,7 +55,7 @@ public struct BeatPattern: Hashable, Sendable, BitwiseCopyable, CustomStringConv
         self.rests = rests
     }
 
-    public var description: String {
+    package var description: String {
         String((0..<beats).map { beat in
             rests & (1 << UInt32(beat)) != 0 ? "." : accents & (1 << UInt32(beat)) != 0 ? "X" : "x"
         })

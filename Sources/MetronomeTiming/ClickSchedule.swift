@@ -5,10 +5,10 @@
 /// `floor((k * 120000 * R + m) / (2 * m))`: integers only, so a click that
 /// falls exactly on a half frame (96 bpm at 44.1 kHz) rounds the same way
 /// every time, and click one million is as exact as click one.
-public struct ClickSchedule: Sendable, Equatable, BitwiseCopyable {
-    public let tempo: Tempo
-    public let meter: Meter
-    public let rate: SampleRate
+package struct ClickSchedule: Sendable, Equatable, BitwiseCopyable {
+    package let tempo: Tempo
+    package let meter: Meter
+    package let rate: SampleRate
 
     /// `120000 * R`: twice the frames in a minute, times 1000.
     private let numeratorPerClick: UInt64
@@ -16,7 +16,7 @@ public struct ClickSchedule: Sendable, Equatable, BitwiseCopyable {
     private let denominator: UInt64
     private let halfDenominator: UInt64
 
-    public init(tempo: Tempo, meter: Meter = .common, rate: SampleRate = .standard) {
+    package init(tempo: Tempo, meter: Meter = .common, rate: SampleRate = .standard) {
         self.init(framesPerClick: 60_000 * UInt64(rate.framesPerSecond), over: UInt64(tempo.millibeatsPerMinute),
                   tempo: tempo, meter: meter, rate: rate)
     }
@@ -24,7 +24,7 @@ public struct ClickSchedule: Sendable, Equatable, BitwiseCopyable {
     /// A tempo map's tempo, counted in quarter notes a minute whatever the
     /// meter (as klick counts it): a beat of note value `d` is `4/d` quarters,
     /// `240000 * R / (d * q)` frames for `q` thousandths of a quarter a minute.
-    public init(quarterNoteTempo: Tempo, meter: Meter, rate: SampleRate) {
+    package init(quarterNoteTempo: Tempo, meter: Meter, rate: SampleRate) {
         let beatTempo = Tempo(clamping: (quarterNoteTempo.millibeatsPerMinute * Int64(meter.noteValue) + 2) / 4)
         self.init(framesPerClick: 240_000 * UInt64(rate.framesPerSecond),
                   over: UInt64(meter.noteValue) * UInt64(quarterNoteTempo.millibeatsPerMinute),
@@ -33,7 +33,7 @@ public struct ClickSchedule: Sendable, Equatable, BitwiseCopyable {
 
     /// Clicks `numerator / denominator` frames apart; `tempo` is what the
     /// status line shows. Both parts below 2^40.
-    public init(framesPerClick numerator: UInt64, over denominator: UInt64, tempo: Tempo, meter: Meter, rate: SampleRate) {
+    package init(framesPerClick numerator: UInt64, over denominator: UInt64, tempo: Tempo, meter: Meter, rate: SampleRate) {
         precondition(numerator > 0 && denominator > 0 && numerator < 1 << 40 && denominator < 1 << 40)
         self.tempo = tempo
         self.meter = meter
@@ -44,12 +44,12 @@ public struct ClickSchedule: Sendable, Equatable, BitwiseCopyable {
     }
 
     /// The interval between clicks as a fraction of frames, `P / Q` (not reduced).
-    public var framesPerClick: (numerator: UInt64, denominator: UInt64) { (numeratorPerClick / 2, halfDenominator) }
+    package var framesPerClick: (numerator: UInt64, denominator: UInt64) { (numeratorPerClick / 2, halfDenominator) }
 
     /// The frame at which click `k` (counted from 0) starts, for a grid whose
     /// origin lies `phase / 2Q` of a frame after a whole frame (0 ≤ phase < 2Q).
     @inline(__always)
-    public func frame(ofClick click: Int64, phase: UInt64 = 0) -> Int64 {
+    package func frame(ofClick click: Int64, phase: UInt64 = 0) -> Int64 {
         precondition(click >= 0, "clicks are counted from 0")
         return Int64(ExactArithmetic.floorMultiplyAdd(UInt64(click), numeratorPerClick,
                                                       plus: halfDenominator + phase, dividedBy: denominator))
@@ -59,7 +59,7 @@ public struct ClickSchedule: Sendable, Equatable, BitwiseCopyable {
     /// beat: `floor(tick * 60 * R / (B * T) + 1/2)`, so tick `k * T` is click `k`;
     /// `phase` as for clicks, in units of `1 / 2QT` frame.
     @inline(__always)
-    public func frame(ofTick tick: Int64, ticksPerBeat: Int64, phase: UInt64 = 0) -> Int64 {
+    package func frame(ofTick tick: Int64, ticksPerBeat: Int64, phase: UInt64 = 0) -> Int64 {
         precondition(tick >= 0, "ticks are counted from 0")
         let perTick = halfDenominator * UInt64(ticksPerBeat)
         return Int64(ExactArithmetic.floorMultiplyAdd(UInt64(tick), numeratorPerClick, plus: perTick + phase, dividedBy: 2 * perTick))
@@ -69,7 +69,7 @@ public struct ClickSchedule: Sendable, Equatable, BitwiseCopyable {
     ///
     /// `frame(k) >= f` holds exactly when `k * 2P + Q + phase >= 2Qf`, so the
     /// answer is `ceil(((2f - 1) * Q - phase) / 2P)`, or 0 when that is not positive.
-    public func firstClick(atOrAfter frame: Int64, phase: UInt64 = 0) -> Int64 {
+    package func firstClick(atOrAfter frame: Int64, phase: UInt64 = 0) -> Int64 {
         let target = Int128(2 * frame - 1) * Int128(halfDenominator) - Int128(phase)
         guard target > 0 else { return 0 }
         return Int64((target + Int128(numeratorPerClick) - 1) / Int128(numeratorPerClick))
@@ -77,21 +77,21 @@ public struct ClickSchedule: Sendable, Equatable, BitwiseCopyable {
 
     /// The beat of its bar that click `k` is, from 0; beat 0 rings the bell.
     @inline(__always)
-    public func beatInBar(ofClick click: Int64) -> Int {
+    package func beatInBar(ofClick click: Int64) -> Int {
         Int(click % Int64(meter.beatsPerBar))
     }
 
     /// Whether click `k` is the first beat of a bar.
     @inline(__always)
-    public func isBell(click: Int64) -> Bool { beatInBar(ofClick: click) == 0 }
+    package func isBell(click: Int64) -> Bool { beatInBar(ofClick: click) == 0 }
 
     /// The frame at which bar `n` (from 0) starts; bar `n` ends where bar `n + 1` starts.
-    public func frame(ofBar bar: Int64) -> Int64 {
+    package func frame(ofBar bar: Int64) -> Int64 {
         frame(ofClick: bar * Int64(meter.beatsPerBar))
     }
 
     /// The fewest frames between two consecutive clicks: `floor(60R/B)`.
-    public var shortestInterval: Int64 {
+    package var shortestInterval: Int64 {
         Int64(ExactArithmetic.floorMultiplyAdd(1, numeratorPerClick, plus: 0, dividedBy: denominator))
     }
 }

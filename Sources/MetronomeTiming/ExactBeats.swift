@@ -1,22 +1,22 @@
 /// A run of beats of one exact length: `count` beats of `microseconds`
 /// (a fraction, reduced) each, as a MIDI file's ticks and tempos make them.
-public struct ExactBeats: Sendable, Equatable {
-    public var count: Int64
-    public var microseconds: (numerator: UInt64, denominator: UInt64)
+package struct ExactBeats: Sendable, Equatable {
+    package var count: Int64
+    package var microseconds: (numerator: UInt64, denominator: UInt64)
 
-    public init(count: Int64, microseconds numerator: UInt64, per denominator: UInt64) {
+    package init(count: Int64, microseconds numerator: UInt64, per denominator: UInt64) {
         var (a, b) = (numerator, denominator)
         while b != 0 { (a, b) = (b, a % b) }
         self.count = count
         microseconds = (numerator / a, denominator / a)
     }
 
-    public static func == (lhs: ExactBeats, rhs: ExactBeats) -> Bool {
+    package static func == (lhs: ExactBeats, rhs: ExactBeats) -> Bool {
         lhs.count == rhs.count && lhs.microseconds == rhs.microseconds
     }
 
     /// The beat's tempo as the status line shows it: beats a minute, to a thousandth.
-    public var tempo: Tempo {
+    package var tempo: Tempo {
         Tempo(clamping: Int64((Int128(60_000_000_000) * Int128(microseconds.denominator) * 2 + Int128(microseconds.numerator))
                                 / (2 * Int128(microseconds.numerator))))
     }

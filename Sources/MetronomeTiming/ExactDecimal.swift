@@ -2,7 +2,7 @@
 ///
 /// Option values (tempo, durations, volume) are parsed through this so that
 /// nothing musical passes through `Double` on its way to a frame number.
-public struct ExactDecimal: Equatable, Sendable {
+package struct ExactDecimal: Equatable, Sendable {
     /// All digits, the fractional ones included, as one integer.
     let digits: Int64
     /// How many of those digits are after the point.
@@ -86,7 +86,7 @@ extension ExactDecimal {
 
     /// `text`, spaces around it ignored, in units of `10^-places` when it is
     /// exact at that precision and within `range`; nil otherwise.
-    public static func parse(_ text: String, places: Int, in range: ClosedRange<Int64>) -> Int64? {
+    package static func parse(_ text: String, places: Int, in range: ClosedRange<Int64>) -> Int64? {
         guard let decimal = ExactDecimal(Substring(text.trimmingSpaces)), let value = decimal.scaled(toPlaces: places),
               range.contains(value) else { return nil }
         return value

@@ -9,23 +9,23 @@ import MetronomeSupport
 /// decays slowly (200 ppm) so a device clock slower than the monotonic one is
 /// followed, and a sample far off the line (an underrun, a restart)
 /// re-anchors it at once.
-public struct HeardClock: Sendable {
-    public let rate: SampleRate
+package struct HeardClock: Sendable {
+    package let rate: SampleRate
     /// heard frame = now (in frames) + offset.
     private var offset: Double?
     private var lastSample: (heard: Int64, at: Int64)?
     private var lastUpdate: Int64 = 0
     /// Beyond this (frames) a sample is a jump, not staleness.
-    public let reanchorFrames: Double
+    package let reanchorFrames: Double
     static let decayPerFrame = 200e-6
 
-    public init(rate: SampleRate, reanchorFrames: Double = 8_192) {
+    package init(rate: SampleRate, reanchorFrames: Double = 8_192) {
         self.rate = rate
         self.reanchorFrames = reanchorFrames
     }
 
     /// The frame heard at `now`, given the latest published sample.
-    public mutating func heardFrame(at now: MonotonicInstant, sample: (heard: Int64, at: MonotonicInstant, written: Int64)) -> Int64 {
+    package mutating func heardFrame(at now: MonotonicInstant, sample: (heard: Int64, at: MonotonicInstant, written: Int64)) -> Int64 {
         let framesPerNanosecond = Double(rate.framesPerSecond) / 1e9
         let nowFrames = Double(now.nanoseconds) * framesPerNanosecond
         if let current = offset {
@@ -46,7 +46,7 @@ public struct HeardClock: Sendable {
     }
 
     /// The frame on the line as it stands at `instant` (nil before the first sample), not capped by what was written.
-    public func frame(at instant: MonotonicInstant) -> Int64? {
+    package func frame(at instant: MonotonicInstant) -> Int64? {
         guard let offset else { return nil }
         let frame = (Double(instant.nanoseconds) * Double(rate.framesPerSecond) / 1e9 + offset).rounded(.down)
         guard frame.isFinite, abs(frame) < 9e18 else { return nil }
@@ -55,7 +55,7 @@ public struct HeardClock: Sendable {
 
     /// When frame `frame` will be heard on the line as it stands (nil before the first sample):
     /// the first nanosecond at which `heardFrame` reaches it, unless a new sample moves the line.
-    public func instant(whenHeard frame: Int64) -> MonotonicInstant? {
+    package func instant(whenHeard frame: Int64) -> MonotonicInstant? {
         guard let offset else { return nil }
         let nanosecondsPerFrame = 1e9 / Double(rate.framesPerSecond)
         let at = ((Double(frame) - offset) * nanosecondsPerFrame).rounded(.up)

@@ -3,14 +3,14 @@
 /// kinds, which say what happened (`TimingError`, `SoundError`, `RenderError`,
 /// `SessionError`); the command gives each kind its exit status in one place
 /// (`CommandFailure`).
-public struct LayerError<Kind: Sendable & Equatable>: Error, Equatable, Sendable, CustomStringConvertible {
-    public let kind: Kind
-    public let message: String
+package struct LayerError<Kind: Sendable & Equatable>: Error, Equatable, Sendable, CustomStringConvertible {
+    package let kind: Kind
+    package let message: String
 
-    public init(_ kind: Kind, _ message: String) {
+    package init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -4,35 +4,35 @@
 /// Events carry absolute ticks; `bytes()` writes each track's events in the
 /// order they are given (sorted by tick) with delta times, and ends every
 /// track with its End of Track (FF 2F) at the track's `end` tick.
-public struct MIDIFile: Sendable, Equatable {
+package struct MIDIFile: Sendable, Equatable {
     /// 0: one track; 1: tracks played together.
-    public var format: UInt16
+    package var format: UInt16
     /// Ticks a quarter note: the file's time division (SMPTE divisions are not read).
-    public var ticksPerQuarter: Int64
-    public var tracks: [Track]
+    package var ticksPerQuarter: Int64
+    package var tracks: [Track]
 
-    public struct Track: Sendable, Equatable {
-        public var events: [MIDIEvent]
+    package struct Track: Sendable, Equatable {
+        package var events: [MIDIEvent]
         /// The tick of its End of Track.
-        public var end: Int64
+        package var end: Int64
 
-        public init(events: [MIDIEvent], end: Int64) {
+        package init(events: [MIDIEvent], end: Int64) {
             self.events = events
             self.end = end
         }
     }
 
-    public init(format: UInt16, ticksPerQuarter: Int64, tracks: [Track]) {
+    package init(format: UInt16, ticksPerQuarter: Int64, tracks: [Track]) {
         self.format = format
         self.ticksPerQuarter = ticksPerQuarter
         self.tracks = tracks
     }
 
     /// The slowest tempo a file can hold: FF 51 has three bytes of microseconds a quarter.
-    public static let longestQuarter: Int64 = 0xFF_FFFF
+    package static let longestQuarter: Int64 = 0xFF_FFFF
 
     /// The file's bytes: the MThd header, then an MTrk chunk a track.
-    public func bytes() -> [UInt8] {
+    package func bytes() -> [UInt8] {
         var bytes = Array("MThd".utf8)
         Self.append(UInt32(6), to: &bytes)
         Self.append(UInt16(format), to: &bytes)
@@ -92,16 +92,16 @@ public struct MIDIFile: Sendable, Equatable {
 }
 
 /// One event of a track, at its absolute tick.
-public struct MIDIEvent: Sendable, Equatable {
-    public var tick: Int64
-    public var message: Message
+package struct MIDIEvent: Sendable, Equatable {
+    package var tick: Int64
+    package var message: Message
 
-    public init(tick: Int64, _ message: Message) {
+    package init(tick: Int64, _ message: Message) {
         self.tick = tick
         self.message = message
     }
 
-    public enum Message: Sendable, Equatable {
+    package enum Message: Sendable, Equatable {
         /// FF 51: microseconds a quarter note, from here on.
         case tempo(microsecondsPerQuarter: Int64)
         /// FF 58: beats over a note value (a power of two).

@@ -2,7 +2,7 @@ extension MIDIFile {
     /// Whether `bytes` are a Standard MIDI File: they start with its `MThd`,
     /// whatever the file is called; or a file called `.mid` or `.midi` holds
     /// what is no text (a MIDI file cut short, so its error names the byte).
-    public static func isMIDIFile(_ bytes: [UInt8], name: String = "") -> Bool {
+    package static func isMIDIFile(_ bytes: [UInt8], name: String = "") -> Bool {
         let header = Array("MThd".utf8)
         if bytes.starts(with: header) { return true }
         let lowered = name.lowercased()
@@ -14,7 +14,7 @@ extension MIDIFile {
     /// each track's End of Track; notes and everything else are checked and
     /// skipped. A file that is not whole or not well formed is one line
     /// naming the byte offset (from 0) where it goes wrong, exit 65.
-    public init(parsing bytes: [UInt8], name: String) throws(TimingError) {
+    package init(parsing bytes: [UInt8], name: String) throws(TimingError) {
         var reader = MIDIByteReader(bytes: bytes, name: name)
         let header = Array("MThd".utf8)
         guard bytes.starts(with: header) else {

@@ -9,7 +9,7 @@ extension TempoMap {
     /// bar cut short (by a time signature within it, or by the file's end)
     /// is a bar of the beats it has; after a file that ends so (DAW exports
     /// often do), the bars go on in the time signature in force.
-    public init(midi file: MIDIFile, name: String) throws(TimingError) {
+    package init(midi file: MIDIFile, name: String) throws(TimingError) {
         let perQuarter = file.ticksPerQuarter
         // Sub-ticks, so that a beat of a 32nd note is a whole number of them.
         let scale = 8 / Self.gcd(perQuarter, 8)

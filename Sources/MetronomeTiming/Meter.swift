@@ -1,14 +1,14 @@
 /// A time signature: beats per bar over the note value that gets the beat,
 /// and for an additive meter (`2+2+3/8`) the beats where its groups start.
-public struct Meter: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
-    public let beatsPerBar: Int
-    public let noteValue: Int
+package struct Meter: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
+    package let beatsPerBar: Int
+    package let noteValue: Int
     /// Bit `b` is set when beat `b` (from 0) starts a group; 0 for a plain meter.
-    public let groupStarts: UInt32
+    package let groupStarts: UInt32
 
-    public static let noteValues: [Int] = [1, 2, 4, 8, 16, 32]
-    public static let maximumBeats = 32
-    public static let common = Meter(uncheckedBeats: 4, noteValue: 4, groupStarts: 0)
+    package static let noteValues: [Int] = [1, 2, 4, 8, 16, 32]
+    package static let maximumBeats = 32
+    package static let common = Meter(uncheckedBeats: 4, noteValue: 4, groupStarts: 0)
 
     private init(uncheckedBeats: Int, noteValue: Int, groupStarts: UInt32) {
         self.beatsPerBar = uncheckedBeats
@@ -18,7 +18,7 @@ public struct Meter: Hashable, Sendable, BitwiseCopyable, CustomStringConvertibl
 
     /// A plain meter of 1 to 32 beats over 1, 2, 4, 8, 16 or 32; nil otherwise.
     /// Allocates nothing (the audio thread changes meters).
-    public init?(beatsPerBar: Int, noteValue: Int) {
+    package init?(beatsPerBar: Int, noteValue: Int) {
         guard (1...Self.maximumBeats).contains(beatsPerBar), Self.isNoteValue(noteValue) else { return nil }
         self.init(uncheckedBeats: beatsPerBar, noteValue: noteValue, groupStarts: 0)
     }
@@ -28,7 +28,7 @@ public struct Meter: Hashable, Sendable, BitwiseCopyable, CustomStringConvertibl
     static func isNoteValue(_ value: Int) -> Bool { value >= 1 && value <= 32 && value & (value - 1) == 0 }
 
     /// Parses `4/4`, `3/4`, `7/8`, and additive meters such as `2+2+3/8`.
-    public init(parsing text: String) throws(TimingError) {
+    package init(parsing text: String) throws(TimingError) {
         let parts = text.trimmingSpaces.split(separator: "/", omittingEmptySubsequences: false)
         let groups = parts.first.map { $0.split(separator: "+", omittingEmptySubsequences: false).map { Int($0) } } ?? []
         guard parts.count == 2, !groups.isEmpty, let note = Int(parts[1]) else {
@@ -51,11 +51,11 @@ public struct Meter: Hashable, Sendable, BitwiseCopyable, CustomStringConvertibl
 
     /// Whether beat `beat` of the bar (from 0, not the first) starts a group of an additive meter.
     @inline(__always)
-    public func startsGroup(beat: Int) -> Bool {
+    package func startsGroup(beat: Int) -> Bool {
         beat > 0 && beat < 32 && groupStarts & (1 << UInt32(beat)) != 0
     }
 
-    public var description: String {
+    package var description: String {
         guard groupStarts != 0 else { return "\(beatsPerBar)/\(noteValue)" }
         var groups: [Int] = []
         var start = 0

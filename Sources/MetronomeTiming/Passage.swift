@@ -6,35 +6,35 @@
 /// origin is a click of the old grid, so no click is doubled, skipped or
 /// shifted; a tapped tempo starts one whose origin is the tap. Clicks are
 /// counted across passages (every beat from 0), and so are bars.
-public struct Passage: Sendable, Equatable, BitwiseCopyable {
+package struct Passage: Sendable, Equatable, BitwiseCopyable {
     /// The first click this passage plays (or would play, while paused).
-    public var firstClick: Int64
-    public var originClick: Int64
-    public var originFrame: Int64
+    package var firstClick: Int64
+    package var originClick: Int64
+    package var originFrame: Int64
     /// The tempo, the meter (for counting bars) and the rate.
-    public var grid: ClickSchedule
+    package var grid: ClickSchedule
     /// A click that starts a bar, and that bar's number from 0.
-    public var barClick: Int64
-    public var barNumber: Int64
+    package var barClick: Int64
+    package var barNumber: Int64
     /// Whether the first beat of a bar rings the bell (`0` turns it off).
-    public var bell: Bool
+    package var bell: Bool
     /// Paused: no clicks from `pauseFrame` on.
-    public var paused: Bool
-    public var pauseFrame: Int64
+    package var paused: Bool
+    package var pauseFrame: Int64
     /// Accents, subdivisions, the second voice, the count-in and muted beats.
-    public var rhythm: Rhythm
+    package var rhythm: Rhythm
     /// Where the origin lies between `originFrame` and the next frame, as the
     /// grid's arithmetic needs it for beats, subdivisions and the second voice
     /// (0 unless a plan put the origin between frames; see `ClickSchedule`).
-    public var phase = GridPhase.zero
+    package var phase = GridPhase.zero
     /// The level of this passage's clicks (a tempo-map entry's volume), 0 to 1.
-    public var volume: Float = 1
+    package var volume: Float = 1
     /// Whether a plan (a tempo map, the speed trainer) has passages to follow this one.
-    public var plannedMore = false
+    package var plannedMore = false
 
     /// The passage a run starts with: click 0 at frame 0, the first bar of
     /// the count-in (bar -N) or bar 0.
-    public init(schedule: ClickSchedule, rhythm: Rhythm = .plain) {
+    package init(schedule: ClickSchedule, rhythm: Rhythm = .plain) {
         firstClick = 0
         originClick = 0
         originFrame = 0
@@ -47,24 +47,24 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
         self.rhythm = rhythm
     }
 
-    public var tempo: Tempo { grid.tempo }
-    public var meter: Meter { grid.meter }
+    package var tempo: Tempo { grid.tempo }
+    package var meter: Meter { grid.meter }
 
     /// The frame of click `k` on this passage's grid (k at or after its origin).
     @inline(__always)
-    public func frame(ofClick click: Int64) -> Int64 {
+    package func frame(ofClick click: Int64) -> Int64 {
         originFrame + grid.frame(ofClick: click - originClick, phase: phase.beat)
     }
 
     /// The first click of this passage whose frame is at or after `frame`.
     @inline(__always)
-    public func firstClick(atOrAfter frame: Int64) -> Int64 {
+    package func firstClick(atOrAfter frame: Int64) -> Int64 {
         max(firstClick, originClick + grid.firstClick(atOrAfter: frame - originFrame, phase: phase.beat))
     }
 
     /// Beats of click `k` from the bar origin, and its bar and beat in that bar (from 0).
     @inline(__always)
-    public func bar(ofClick click: Int64) -> (bar: Int64, beat: Int64) {
+    package func bar(ofClick click: Int64) -> (bar: Int64, beat: Int64) {
         let beats = Int64(grid.meter.beatsPerBar)
         let offset = click - barClick
         let bars = offset >= 0 ? offset / beats : -((-offset + beats - 1) / beats)
@@ -72,15 +72,15 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
     }
 
     @inline(__always)
-    public func startsBar(_ click: Int64) -> Bool { bar(ofClick: click).beat == 0 }
+    package func startsBar(_ click: Int64) -> Bool { bar(ofClick: click).beat == 0 }
 
     @inline(__always)
-    public func isBell(click: Int64) -> Bool { sound(ofClick: click) == .bell }
+    package func isBell(click: Int64) -> Bool { sound(ofClick: click) == .bell }
 
     /// What beat `click` plays: the pattern's choice, else the bell on the
     /// first beat and an accent where a later group starts; nil for a rest.
     @inline(__always)
-    public func sound(ofClick click: Int64) -> ClickSound? {
+    package func sound(ofClick click: Int64) -> ClickSound? {
         let beat = Int(bar(ofClick: click).beat)
         if let pattern = rhythm.pattern, pattern.beats == grid.meter.beatsPerBar {
             let bit: UInt32 = 1 << UInt32(beat)
@@ -94,13 +94,13 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
 
     /// Whether beat `click`, in bar `bar`, is muted by the gap trainer or at random (never in the count-in).
     @inline(__always)
-    public func isMuted(click: Int64, bar: Int64) -> Bool {
+    package func isMuted(click: Int64, bar: Int64) -> Bool {
         rhythm.muting.mutes(bar: bar) || (bar >= 0 && rhythm.muting.mutesAtRandom(click: click))
     }
 
     /// The frame of subdivision tick `tick` (counted from click 0 in ticks of `1 / rhythm.subdivision.ticksPerBeat` beat).
     @inline(__always)
-    public func frame(ofSubdivisionTick tick: Int64) -> Int64 {
+    package func frame(ofSubdivisionTick tick: Int64) -> Int64 {
         let ticksPerBeat = rhythm.subdivision.ticksPerBeat
         return originFrame + grid.frame(ofTick: tick - originClick * ticksPerBeat, ticksPerBeat: ticksPerBeat,
                                         phase: phase.subdivision)
@@ -108,19 +108,19 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
 
     /// The frame of second-voice tick `tick` (counted from click 0 in ticks of `1 / A` beat).
     @inline(__always)
-    public func frame(ofPolyrhythmTick tick: Int64) -> Int64 {
+    package func frame(ofPolyrhythmTick tick: Int64) -> Int64 {
         let ticksPerBeat = Int64(rhythm.polyrhythm?.clicks ?? 1)
         return originFrame + grid.frame(ofTick: tick - originClick * ticksPerBeat, ticksPerBeat: ticksPerBeat,
                                         phase: phase.polyrhythm)
     }
 
     /// The frame where this passage takes over from the one before.
-    public var startFrame: Int64 { paused ? pauseFrame : frame(ofClick: firstClick) }
+    package var startFrame: Int64 { paused ? pauseFrame : frame(ofClick: firstClick) }
 
     // MARK: Changes. `next` is the first click not yet started, `position` the first frame not yet rendered.
 
     /// The new tempo from click `next` on, which keeps its frame on the old grid.
-    public func changingTempo(to tempo: Tempo, next: Int64) -> Passage {
+    package func changingTempo(to tempo: Tempo, next: Int64) -> Passage {
         var passage = self
         passage.grid = ClickSchedule(tempo: tempo, meter: grid.meter, rate: grid.rate)
         guard !paused else { return passage }
@@ -134,7 +134,7 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
     /// A tapped tempo: click `next` falls one new interval after the tap at
     /// `tapFrame` (or whole intervals later, if that frame is already
     /// rendered), and the new grid counts from it, as after any tempo change.
-    public func rephasing(to tempo: Tempo, tapFrame: Int64, next: Int64, position: Int64) -> Passage {
+    package func rephasing(to tempo: Tempo, tapFrame: Int64, next: Int64, position: Int64) -> Passage {
         var passage = changingTempo(to: tempo, next: next)
         guard !paused else { return passage }
         let intervals = max(1, passage.grid.firstClick(atOrAfter: position - tapFrame))
@@ -146,7 +146,7 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
 
     /// From click `next`, a bar start, bars of `beats` (0: the same bars
     /// without the bell). Additive groups, and a pattern of another length, are dropped.
-    public func changingMeter(beats: Int, next: Int64) -> Passage {
+    package func changingMeter(beats: Int, next: Int64) -> Passage {
         var passage = self
         let (bar, _) = self.bar(ofClick: next)
         if beats > 0, let meter = Meter(beatsPerBar: beats, noteValue: grid.meter.noteValue) {
@@ -161,7 +161,7 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
     }
 
     /// Silence from frame `position`; click `next` waits for the resume.
-    public func pausing(next: Int64, position: Int64) -> Passage {
+    package func pausing(next: Int64, position: Int64) -> Passage {
         var passage = self
         passage.paused = true
         passage.pauseFrame = position
@@ -170,7 +170,7 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
     }
 
     /// Playing again from frame `position`: a new bar at once, bell first.
-    public func resuming(next: Int64, position: Int64) -> Passage {
+    package func resuming(next: Int64, position: Int64) -> Passage {
         var passage = self
         passage.paused = false
         passage.firstClick = next
@@ -187,14 +187,14 @@ public struct Passage: Sendable, Equatable, BitwiseCopyable {
 /// `originFrame`, held as `floor(f * 2Q)`, `floor(f * 2QT)` for the
 /// subdivision ticks and for the second voice's, which is all the grid's
 /// integer arithmetic needs to place every click as if the origin were exact.
-public struct GridPhase: Sendable, Equatable, BitwiseCopyable {
-    public var beat: UInt64
-    public var subdivision: UInt64
-    public var polyrhythm: UInt64
+package struct GridPhase: Sendable, Equatable, BitwiseCopyable {
+    package var beat: UInt64
+    package var subdivision: UInt64
+    package var polyrhythm: UInt64
 
-    public static let zero = GridPhase(beat: 0, subdivision: 0, polyrhythm: 0)
+    package static let zero = GridPhase(beat: 0, subdivision: 0, polyrhythm: 0)
 
-    public init(beat: UInt64, subdivision: UInt64, polyrhythm: UInt64) {
+    package init(beat: UInt64, subdivision: UInt64, polyrhythm: UInt64) {
         self.beat = beat
         self.subdivision = subdivision
         self.polyrhythm = polyrhythm

@@ -6,9 +6,9 @@ import MetronomeSupport
 /// renderer between blocks) works them out; the audio thread only reads.
 /// A setlist's next song is a new plan in another queue (`switchTo`); the
 /// feeding and the switch take turns under a lock that the audio thread never takes.
-public final class PlanFeeder: @unchecked Sendable {
+package final class PlanFeeder: @unchecked Sendable {
     /// The queue the first plan is fed into.
-    public let queue: LockFreeQueue<Passage>
+    package let queue: LockFreeQueue<Passage>
     private struct State {
         var plan: TempoPlan
         var queue: LockFreeQueue<Passage>
@@ -19,7 +19,7 @@ public final class PlanFeeder: @unchecked Sendable {
     private let state: Mutex<State>
 
     /// `capacity` passages ahead: a minute or more even of one passage a beat.
-    public init(_ plan: TempoPlan, capacity: Int = 256) {
+    package init(_ plan: TempoPlan, capacity: Int = 256) {
         let queue = LockFreeQueue<Passage>(capacity: capacity)
         self.queue = queue
         state = Mutex(State(plan: plan, queue: queue))
@@ -28,7 +28,7 @@ public final class PlanFeeder: @unchecked Sendable {
 
     /// Fills the queue with the next passages. Call it often enough that it
     /// never runs dry (every drawn frame, every rendered block does).
-    public func feed() {
+    package func feed() {
         state.withLock { state in
             while true {
                 if state.pending == nil { state.pending = state.plan.next() }
@@ -40,7 +40,7 @@ public final class PlanFeeder: @unchecked Sendable {
 
     /// From now on feeds `plan` into `queue`, emptied first: the caller
     /// knows the audio thread no longer reads it (it has switched away and said so).
-    public func switchTo(_ plan: TempoPlan, in queue: LockFreeQueue<Passage>) {
+    package func switchTo(_ plan: TempoPlan, in queue: LockFreeQueue<Passage>) {
         state.withLock { state in
             while queue.pop() != nil {}
             state = State(plan: plan, queue: queue)

@@ -1,22 +1,22 @@
 /// A length of time given on the command line: `90`, `90s`, `10m`, `1h30m`, `2.5m`.
 ///
 /// Held exactly in nanoseconds, so `round(T * R)` frames is an integer computation.
-public struct Playtime: Hashable, Sendable, CustomStringConvertible {
-    public let nanoseconds: Int64
+package struct Playtime: Hashable, Sendable, CustomStringConvertible {
+    package let nanoseconds: Int64
 
-    public init?(nanoseconds: Int64) {
+    package init?(nanoseconds: Int64) {
         guard nanoseconds > 0 else { return nil }
         self.nanoseconds = nanoseconds
     }
 
-    public init(seconds: Int64) {
+    package init(seconds: Int64) {
         precondition(seconds > 0)
         nanoseconds = seconds * 1_000_000_000
     }
 
     /// Parses a bare number of seconds or parts with units `h`, `m`, `s` in that
     /// order, each at most once: `45`, `2.5m`, `1h30m`, `1m30.5s`.
-    public init(parsing text: String) throws(TimingError) {
+    package init(parsing text: String) throws(TimingError) {
         let invalid = TimingError.invalid(
             "duration '\(text)' is not valid: use seconds or h/m/s parts greater than zero, e.g. 90, 90s, 10m, 1h30m, 2.5m")
         let trimmed = text.trimmingSpaces
@@ -52,12 +52,12 @@ public struct Playtime: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `round(T * R)`: the frames this time lasts at `rate`, halves rounded up.
-    public func frames(at rate: SampleRate) -> Int64 {
+    package func frames(at rate: SampleRate) -> Int64 {
         Int64(ExactArithmetic.floorMultiplyAdd(UInt64(nanoseconds), UInt64(rate.framesPerSecond),
                                                plus: 500_000_000, dividedBy: 1_000_000_000))
     }
 
-    public var description: String {
+    package var description: String {
         let seconds = nanoseconds / 1_000_000_000
         let fraction = nanoseconds % 1_000_000_000
         return fraction == 0 ? "\(seconds)s" : "\(Double(nanoseconds) / 1e9)s"

@@ -1,24 +1,24 @@
 /// `--polyrhythm A:B`: a second voice of A evenly spaced clicks against every
 /// B beats, counted again from the start of each bar.
-public struct Polyrhythm: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
-    public let clicks: Int
-    public let beats: Int
+package struct Polyrhythm: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
+    package let clicks: Int
+    package let beats: Int
 
     /// Parses `3:2`, `5:4`: 1 to 16 clicks against 1 to the beats of a bar.
-    public init(parsing text: String, beatsPerBar: Int) throws(TimingError) {
+    package init(parsing text: String, beatsPerBar: Int) throws(TimingError) {
         self = try Written(parsing: text).fitted(beatsPerBar: beatsPerBar)
     }
 
     /// A second voice as written (`--polyrhythm`), read as far as it can be
     /// without the meter; its beats are held against a bar once the meter is
     /// known (`fitted(beatsPerBar:)`).
-    public struct Written: Sendable, Equatable {
-        public let text: String
+    package struct Written: Sendable, Equatable {
+        package let text: String
         /// nil: a part is negative, which is said with the bar's beats.
         let parts: Parts?
         struct Parts: Sendable, Equatable { let clicks: Int, beats: Int }
 
-        public init(parsing text: String) throws(TimingError) {
+        package init(parsing text: String) throws(TimingError) {
             self.text = text
             let parts = text.trimmingSpaces.split(separator: ":", omittingEmptySubsequences: false)
             if parts.contains(where: { $0.hasPrefix("-") }) {
@@ -35,7 +35,7 @@ public struct Polyrhythm: Hashable, Sendable, BitwiseCopyable, CustomStringConve
         }
 
         /// The second voice in a bar of `beatsPerBar` beats: it spans 1 to that many.
-        public func fitted(beatsPerBar: Int) throws(TimingError) -> Polyrhythm {
+        package func fitted(beatsPerBar: Int) throws(TimingError) -> Polyrhythm {
             guard let parts else {
                 throw .invalid("polyrhythm '\(text)' is negative: use 1 to 16 clicks against 1 to \(beatsPerBar) beats, e.g. 3:2")
             }
@@ -53,13 +53,13 @@ public struct Polyrhythm: Hashable, Sendable, BitwiseCopyable, CustomStringConve
 
     /// How many of its clicks fall in a bar of `beatsPerBar` beats: `ceil(beatsPerBar * A / B)`.
     @inline(__always)
-    public func clicksPerBar(beatsPerBar: Int) -> Int64 {
+    package func clicksPerBar(beatsPerBar: Int) -> Int64 {
         (Int64(beatsPerBar) * Int64(clicks) + Int64(beats) - 1) / Int64(beats)
     }
 
     /// Click `u` of a bar sits `u * B / A` beats after the bar starts: tick `u * B` in ticks of `1/A` beat.
     @inline(__always)
-    public func tick(ofClick index: Int64) -> Int64 { index * Int64(beats) }
+    package func tick(ofClick index: Int64) -> Int64 { index * Int64(beats) }
 
-    public var description: String { "\(clicks):\(beats)" }
+    package var description: String { "\(clicks):\(beats)" }
 }

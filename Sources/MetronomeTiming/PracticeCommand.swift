@@ -1,6 +1,6 @@
 /// What the player asks of the running track, handed to the audio thread,
 /// which applies it at the first frame it has not yet rendered.
-public enum PracticeCommand: Sendable, Equatable, BitwiseCopyable {
+package enum PracticeCommand: Sendable, Equatable, BitwiseCopyable {
     /// A new tempo from the next beat on, and the gain that keeps it from clipping.
     case tempo(Tempo, gain: Float)
     /// A tapped tempo: the next beat falls one new interval after the tap heard at `tapFrame`.

@@ -2,28 +2,28 @@
 /// a second voice, a count-in, and muted beats. Fixed for a run (a meter key
 /// drops a pattern that no longer fits); copied into every passage, so the
 /// audio thread reads it without allocating.
-public struct Rhythm: Hashable, Sendable, BitwiseCopyable {
+package struct Rhythm: Hashable, Sendable, BitwiseCopyable {
     /// `--pattern`; nil: the bell on beat 1 and accents where additive groups start.
-    public var pattern: BeatPattern?
-    public var subdivision = Subdivision.none
-    public var polyrhythm: Polyrhythm?
+    package var pattern: BeatPattern?
+    package var subdivision = Subdivision.none
+    package var polyrhythm: Polyrhythm?
     /// Bars before bar 1, numbered -N to -1, played at `countInLevel`.
-    public var countInBars: Int64 = 0
-    public var muting = BeatMuting.none
+    package var countInBars: Int64 = 0
+    package var muting = BeatMuting.none
     /// `--subdivision-volume`: the level of the clicks between beats, 0 to 1.
-    public var subdivisionLevel: Float = 1
+    package var subdivisionLevel: Float = 1
 
     /// The bell's level on the first beat of a group that is not the first of the bar.
-    public static let accentLevel: Float = 0.5
+    package static let accentLevel: Float = 0.5
     /// The level of the count-in: 6 dB under the bars that follow.
-    public static let countInLevel: Float = 0.5
-    public static let plain = Rhythm()
+    package static let countInLevel: Float = 0.5
+    package static let plain = Rhythm()
 
-    public init() {}
+    package init() {}
 
     /// The level a sound of this kind plays at (before the volume).
     @inline(__always)
-    public func level(of sound: ClickSound, bar: Int64) -> Float {
+    package func level(of sound: ClickSound, bar: Int64) -> Float {
         let kind: Float = switch sound {
         case .accent: Self.accentLevel
         case .subdivision: subdivisionLevel
@@ -34,7 +34,7 @@ public struct Rhythm: Hashable, Sendable, BitwiseCopyable {
 }
 
 /// What a started click plays.
-public enum ClickSound: UInt8, Sendable, BitwiseCopyable, CustomStringConvertible {
+package enum ClickSound: UInt8, Sendable, BitwiseCopyable, CustomStringConvertible {
     /// The first beat of a bar, or an `X` of a pattern.
     case bell
     /// The first beat of a later group of an additive meter: the bell, softer.
@@ -46,7 +46,7 @@ public enum ClickSound: UInt8, Sendable, BitwiseCopyable, CustomStringConvertibl
     case polyrhythm
 
     /// The trace's name for it.
-    public var description: String {
+    package var description: String {
         switch self {
         case .bell: "bell"
         case .accent: "accent"
@@ -57,5 +57,5 @@ public enum ClickSound: UInt8, Sendable, BitwiseCopyable, CustomStringConvertibl
     }
 
     /// Whether it is a beat of the main voice (not a subdivision or the second voice).
-    public var isBeat: Bool { self == .bell || self == .accent || self == .beat }
+    package var isBeat: Bool { self == .bell || self == .accent || self == .beat }
 }

@@ -9,27 +9,27 @@
 /// is a number (digits and a point) is a tempo; anything else names a file.
 /// Names are unique (`--song NAME` picks one). A bad line is
 /// `set.txt:4:9: message` at its line and column (in characters), exit 65.
-public struct Setlist: Sendable, Equatable {
-    public struct Song: Sendable, Equatable {
-        public var name: String
-        public var kind: Kind
+package struct Setlist: Sendable, Equatable {
+    package struct Song: Sendable, Equatable {
+        package var name: String
+        package var kind: Kind
         /// Where the song's value starts, for messages about its file.
-        public var line: Int
-        public var column: Int
+        package var line: Int
+        package var column: Int
     }
 
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         case tempo(Tempo, Meter)
         /// A path as written, relative to the setlist's directory unless absolute.
         case file(String)
     }
 
-    public var songs: [Song]
+    package var songs: [Song]
 
     /// The index of the song called `name`, if one is.
-    public func index(named name: String) -> Int? { songs.firstIndex { $0.name == name } }
+    package func index(named name: String) -> Int? { songs.firstIndex { $0.name == name } }
 
-    public init(parsing bytes: [UInt8], name: String) throws(TimingError) {
+    package init(parsing bytes: [UInt8], name: String) throws(TimingError) {
         let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
         let body = bytes.starts(with: byteOrderMark) ? Array(bytes.dropFirst(3)) : bytes
         guard let text = String(validating: body, as: UTF8.self) else {

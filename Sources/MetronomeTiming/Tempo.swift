@@ -1,24 +1,24 @@
 /// A tempo in beats per minute, held exactly as an integer count of thousandths.
-public struct Tempo: Hashable, Comparable, Sendable, BitwiseCopyable, CustomStringConvertible {
+package struct Tempo: Hashable, Comparable, Sendable, BitwiseCopyable, CustomStringConvertible {
     /// Beats per minute times 1000: 92.5 bpm is 92500.
-    public let millibeatsPerMinute: Int64
+    package let millibeatsPerMinute: Int64
 
-    public static let range: ClosedRange<Int64> = 1_000...1_000_000
+    package static let range: ClosedRange<Int64> = 1_000...1_000_000
 
     /// A tempo from thousandths of a bpm; nil outside 1 to 1000 bpm.
-    public init?(millibeatsPerMinute: Int64) {
+    package init?(millibeatsPerMinute: Int64) {
         guard Self.range.contains(millibeatsPerMinute) else { return nil }
         self.millibeatsPerMinute = millibeatsPerMinute
     }
 
     /// A whole-number tempo; nil outside 1 to 1000 bpm.
-    public init?(bpm: Int) {
+    package init?(bpm: Int) {
         guard bpm >= 1, bpm <= 1000 else { return nil }
         self.millibeatsPerMinute = Int64(bpm) * 1000
     }
 
     /// Parses `90`, `92.5`, `137.125`: a decimal of at most 3 fractional digits, 1 to 1000.
-    public init(parsing text: String) throws(TimingError) {
+    package init(parsing text: String) throws(TimingError) {
         let trimmed = text.trimmingSpaces
         if trimmed.hasPrefix("-") {
             throw .invalid("bpm '\(text)' is negative: use a decimal from 1 to 1000, e.g. 90 or 92.5")
@@ -41,16 +41,16 @@ public struct Tempo: Hashable, Comparable, Sendable, BitwiseCopyable, CustomStri
     }
 
     /// Thousandths of a bpm held to 1 to 1000 bpm.
-    public init(clamping millibeatsPerMinute: Int64) {
+    package init(clamping millibeatsPerMinute: Int64) {
         self.millibeatsPerMinute = min(max(millibeatsPerMinute, Self.range.lowerBound), Self.range.upperBound)
     }
 
-    public static func < (lhs: Tempo, rhs: Tempo) -> Bool {
+    package static func < (lhs: Tempo, rhs: Tempo) -> Bool {
         lhs.millibeatsPerMinute < rhs.millibeatsPerMinute
     }
 
     /// `92.5`, `90`, `137.125`: the shortest exact decimal.
-    public var description: String {
+    package var description: String {
         let whole = millibeatsPerMinute / 1000
         var fraction = millibeatsPerMinute % 1000
         guard fraction != 0 else { return "\(whole)" }

@@ -8,20 +8,20 @@ import Glibc
 /// quarter notes a minute whatever the meter, as klick counts them; `t1-t2`
 /// changes the tempo linearly with beat position across the entry; a comma
 /// list gives every beat its own tempo.
-public struct TempoMap: Sendable, Equatable {
-    public var entries: [Entry]
+package struct TempoMap: Sendable, Equatable {
+    package var entries: [Entry]
 
-    public struct Entry: Sendable, Equatable {
-        public var label: String?
-        public var bars: Int64
-        public var meter: Meter
-        public var tempo: EntryTempo
+    package struct Entry: Sendable, Equatable {
+        package var label: String?
+        package var bars: Int64
+        package var meter: Meter
+        package var tempo: EntryTempo
         /// nil: the bell on beat 1, as everywhere else.
-        public var pattern: BeatPattern?
+        package var pattern: BeatPattern?
         /// The level of the entry's clicks; 1 is full.
-        public var volume: Float
+        package var volume: Float
 
-        public var beats: Int64 { bars * Int64(meter.beatsPerBar) }
+        package var beats: Int64 { bars * Int64(meter.beatsPerBar) }
 
         /// At most how long the entry lasts: every beat at its slowest tempo.
         var longestSeconds: Double {
@@ -37,7 +37,7 @@ public struct TempoMap: Sendable, Equatable {
     }
 
     /// An entry's tempo, in quarter notes a minute.
-    public enum EntryTempo: Sendable, Equatable {
+    package enum EntryTempo: Sendable, Equatable {
         case constant(Tempo)
         /// From the first tempo at the entry's first beat to the second at its end.
         case ramp(Tempo, Tempo)
@@ -48,30 +48,30 @@ public struct TempoMap: Sendable, Equatable {
     }
 
     /// The longest map: a week.
-    public static let longestSeconds: Double = 7 * 24 * 3600
+    package static let longestSeconds: Double = 7 * 24 * 3600
 
     /// The largest volume an entry may ask for.
-    public static let loudest: Float = 10
+    package static let loudest: Float = 10
 
     /// The meter the bars go on in after a map that ends, where it is not its
     /// last entry's: a MIDI file whose tracks end inside a bar plays that bar's
     /// beats, then bars of the time signature in force (nil: the last entry's).
-    public var meterAfterEnd: Meter?
+    package var meterAfterEnd: Meter?
 
-    public init(entries: [Entry], meterAfterEnd: Meter? = nil) {
+    package init(entries: [Entry], meterAfterEnd: Meter? = nil) {
         self.entries = entries
         self.meterAfterEnd = meterAfterEnd
     }
 
     /// The index of the entry labelled `label`; nil if none is.
-    public func entry(labelled label: String) -> Int? {
+    package func entry(labelled label: String) -> Int? {
         entries.firstIndex { $0.label == label }
     }
 
     /// Parses the bytes of a map; `name` starts every error message. Lines
     /// end in LF or CRLF (as Windows writes them); a UTF-8 byte-order mark
     /// at the start is skipped.
-    public init(parsing bytes: [UInt8], name: String) throws(TimingError) {
+    package init(parsing bytes: [UInt8], name: String) throws(TimingError) {
         let lines = try Self.lines(of: bytes, name: name)
         var entries: [Entry] = []
         var labels: Set<String> = []

@@ -8,8 +8,8 @@ import Glibc
 /// passage's origin is the exact sum of the stretches before it, so every
 /// stretch starts where exact arithmetic puts it. Allocates; never runs on
 /// the audio thread.
-public struct TempoPlan: Sendable {
-    public enum Source: Sendable, Equatable {
+package struct TempoPlan: Sendable {
+    package enum Source: Sendable, Equatable {
         /// `--step S/M --until T`: from `start`, every `barsPerStep` bars
         /// the tempo moves `step` thousandths of a bpm, until it reaches `until`.
         case trainer(start: Tempo, step: Int64, barsPerStep: Int64, until: Tempo, meter: Meter)
@@ -17,10 +17,10 @@ public struct TempoPlan: Sendable {
         case map(TempoMap, first: Int, loops: Bool)
     }
 
-    public let source: Source
-    public let rate: SampleRate
+    package let source: Source
+    package let rate: SampleRate
     /// The rhythm of every passage (a map entry's pattern replaces its pattern).
-    public let rhythm: Rhythm
+    package let rhythm: Rhythm
 
     /// Where the next passage starts, its first click and its bar.
     private(set) var position = ExactPosition.zero
@@ -39,7 +39,7 @@ public struct TempoPlan: Sendable {
     private var clickLimit = Int64.max
 
     /// `beats`: the run stops after this many beats (after the count-in); nil: where the plan ends, or never.
-    public init(_ source: Source, rate: SampleRate, rhythm: Rhythm, beats: Int64? = nil) {
+    package init(_ source: Source, rate: SampleRate, rhythm: Rhythm, beats: Int64? = nil) {
         self.source = source
         self.rate = rate
         self.rhythm = rhythm
@@ -60,7 +60,7 @@ public struct TempoPlan: Sendable {
     }
 
     /// The next passage, or nil after the last one; the last one before the run's end is marked so.
-    public mutating func next() -> Passage? {
+    package mutating func next() -> Passage? {
         guard !finished, click < clickLimit, var passage = nextStretch() else { return nil }
         if click >= clickLimit {
             passage.plannedMore = false
@@ -72,7 +72,7 @@ public struct TempoPlan: Sendable {
     // MARK: What the track needs before it starts
 
     /// The tempo and meter of the first bar (and of the count-in).
-    public var firstSchedule: ClickSchedule {
+    package var firstSchedule: ClickSchedule {
         switch source {
         case .trainer(let start, _, _, _, let meter):
             return ClickSchedule(tempo: start, meter: meter, rate: rate)
@@ -84,13 +84,13 @@ public struct TempoPlan: Sendable {
     }
 
     /// The rhythm of the first bar: the first entry's pattern, if it has one.
-    public var firstRhythm: Rhythm {
+    package var firstRhythm: Rhythm {
         guard case .map(let map, let first, _) = source else { return rhythm }
         return rhythm(of: map.entries[first])
     }
 
     /// The fastest stretch, whose clicks overlap most (for the headroom).
-    public var fastestSchedule: ClickSchedule {
+    package var fastestSchedule: ClickSchedule {
         switch source {
         case .trainer(let start, _, _, let until, let meter):
             return ClickSchedule(tempo: max(start, until), meter: meter, rate: rate)
@@ -120,12 +120,12 @@ public struct TempoPlan: Sendable {
 
     /// The loudest entry's volume: levels are taken relative to it. Found
     /// once, when the plan is made (every passage divides by it).
-    public let loudest: Float
+    package let loudest: Float
 
     /// The level the plan plays at, for the whole track: its loudest entry's
     /// volume, at most 1 (a map whose entries go up to 2 plays its loudest at
     /// `--volume` and the others relative to it, never above full scale).
-    public var level: Float { min(loudest, 1) }
+    package var level: Float { min(loudest, 1) }
 
     /// The loudest volume of the entries from `first` on, in one pass.
     static func loudest(of source: Source) -> Float {
@@ -137,7 +137,7 @@ public struct TempoPlan: Sendable {
     /// that ends (a map without `--loop`) when `bars` is nil; nil when endless.
     /// Bars past the end of a map that ends are bars of its last entry's
     /// meter: its last tempo plays on, as it does for `--duration`.
-    public func beats(inBars bars: Int64?) -> Int64? {
+    package func beats(inBars bars: Int64?) -> Int64? {
         switch source {
         case .trainer(_, _, _, _, let meter):
             return bars.map { $0 * Int64(meter.beatsPerBar) }
@@ -439,7 +439,7 @@ public struct TempoPlan: Sendable {
     /// Where the plan's beat `limit` falls (nil: where a plan that ends
     /// ends), for sizing a file; nil for an endless plan without a limit.
     /// Skips to the passages that place it: it never walks the whole plan.
-    public func endFrame(beats limit: Int64?) -> Int64? {
+    package func endFrame(beats limit: Int64?) -> Int64? {
         var plan = self
         guard let limit else {
             guard plan.beats(inBars: nil) != nil else { return nil }

@@ -1,9 +1,9 @@
 /// A value the timing core cannot take: an option's text (`--bpm abc`) or a
 /// tempo map's (`song.txt:3:5: …`). One line that quotes what was written and
 /// says what would be right.
-public typealias TimingError = LayerError<TimingFailure>
+package typealias TimingError = LayerError<TimingFailure>
 
-public enum TimingFailure: Sendable, Equatable {
+package enum TimingFailure: Sendable, Equatable {
     /// A value not of its form or out of its range (`--bpm 0`, `--meter 4/3`),
     /// wherever it was given.
     case invalid
@@ -12,5 +12,5 @@ public enum TimingFailure: Sendable, Equatable {
 }
 
 extension LayerError where Kind == TimingFailure {
-    public static func invalid(_ message: String) -> TimingError { TimingError(.invalid, message) }
+    package static func invalid(_ message: String) -> TimingError { TimingError(.invalid, message) }
 }

@@ -1,5 +1,5 @@
 /// How long the metronome plays or how long a rendered file is.
-public enum TrackLength: Hashable, Sendable {
+package enum TrackLength: Hashable, Sendable {
     /// Until stopped.
     case endless
     /// A whole number of bars, then the ring of the last sounds.
@@ -10,7 +10,7 @@ public enum TrackLength: Hashable, Sendable {
     case beats(Int64)
 
     /// Parses `--bars`: a whole number of bars, at least 1.
-    public static func parsingBars(_ text: String) throws(TimingError) -> TrackLength {
+    package static func parsingBars(_ text: String) throws(TimingError) -> TrackLength {
         guard let bars = Int64(text.trimmingSpaces), bars >= 1, bars <= 100_000_000 else {
             throw .invalid("bars '\(text)' is not allowed: use a whole number of bars from 1, e.g. 16")
         }
