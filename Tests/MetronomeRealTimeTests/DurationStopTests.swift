@@ -69,28 +69,8 @@ import MetronomeTestSupport
         #expect(flags.contains("icanon") && flags.contains("echo"))
     }
 
-    /// posix_spawn with stdio on /dev/null, nothing blocked and default actions, as a shell starts a program.
+    /// As a shell starts a program: stdio on /dev/null, nothing blocked, default actions.
     private func spawn(_ arguments: [String]) -> pid_t? {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
-            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
-        }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup($0) } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        return posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp) == 0 ? pid : nil
+        spawnAsAShellWould(arguments[0], Array(arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
     }
 }

@@ -106,15 +106,8 @@ import MetronomeTestSupport
         let schedule = ClickSchedule(tempo: try Tempo(parsing: "240"), rate: .standard)
         for attempt in 1...3 {
             let session = try PipeWireSession()
-            let directory = TemporaryDirectory()
-            let (beat, bell) = try writeImpulseSoundFiles(in: directory)
-            let file = session.file("recording.wav"), trace = session.file("trace.jsonl")
-            let recorder = try session.startRecording(to: file)
-            let metronome = try session.start(metronomeBinary(), ["--device", device, "--bpm", "240", "--duration", "6", "--no-pendulum",
-                                                                  "--trace", trace, "--beat-sound", beat, "--bell-sound", bell],
-                                              log: "stderr")
+            let (metronome, recorder, file, rendered) = try Self.startStallTake(on: device, in: session, schedule: schedule)
             let clock = MonotonicClock()
-            let rendered = try Self.instantRendered(click: 4, on: schedule, trace: trace, session: session)
             // The fault itself: 150 ms after click 4 was seen rendered (about when it is heard), for 400 ms.
             clock.sleep(until: MonotonicInstant(nanoseconds: rendered + 150_000_000))
             kill(metronome.processIdentifier, SIGSTOP)
@@ -173,14 +166,7 @@ import MetronomeTestSupport
         let schedule = ClickSchedule(tempo: try Tempo(parsing: "240"), rate: .standard)
         for attempt in 1...3 {
             let session = try PipeWireSession()
-            let directory = TemporaryDirectory()
-            let (beat, bell) = try writeImpulseSoundFiles(in: directory)
-            let file = session.file("recording.wav"), trace = session.file("trace.jsonl")
-            let recorder = try session.startRecording(to: file)
-            let metronome = try session.start(metronomeBinary(), ["--device", "plug:pipewire", "--bpm", "240", "--duration", "6", "--no-pendulum",
-                                                                  "--trace", trace, "--beat-sound", beat, "--bell-sound", bell],
-                                              log: "stderr")
-            let rendered = try Self.instantRendered(click: 4, on: schedule, trace: trace, session: session)
+            let (metronome, recorder, file, rendered) = try Self.startStallTake(on: "plug:pipewire", in: session, schedule: schedule)
             MonotonicClock().sleep(until: MonotonicInstant(nanoseconds: rendered + 150_000_000))
             session.pauseServer(milliseconds: 100)
             metronome.waitUntilExit()
@@ -203,6 +189,22 @@ import MetronomeTestSupport
             }
             return
         }
+    }
+
+    /// A stall's take: 6 s at 240 bpm on `device`, its stderr logged as "stderr", recorded on the sink's
+    /// far side and traced; returned once click 4 is rendered, with the instant it was first seen so.
+    static func startStallTake(on device: String, in session: PipeWireSession, schedule: ClickSchedule) throws
+        -> (metronome: Process, recorder: Process, file: String, rendered: Int64) {
+        let directory = TemporaryDirectory()
+        let (beat, bell) = try writeImpulseSoundFiles(in: directory)
+        let file = session.file("recording.wav"), trace = session.file("trace.jsonl")
+        let recorder = try session.startRecording(to: file)
+        let metronome = try session.start(metronomeBinary(), ["--device", device, "--bpm", "240", "--duration", "6", "--no-pendulum",
+                                                              "--trace", trace, "--beat-sound", beat, "--bell-sound", bell],
+                                          log: "stderr")
+        // The sounds are read before the first click is rendered: the directory may go after.
+        let rendered = try instantRendered(click: 4, on: schedule, trace: trace, session: session)
+        return (metronome, recorder, file, rendered)
     }
 
     /// When the trace first holds click `click`: it is there once rendered, about

@@ -131,13 +131,7 @@ package final class JackLoopback {
     package var serverHadXrun: Bool { ((try? log()) ?? "").lowercased().contains("xrun") }
 
     deinit {
-        // jack_thru ignores SIGTERM: ask politely, then insist after 2 s.
-        for process in processes.reversed() where process.isRunning {
-            process.terminate()
-            waitUntil(seconds: 2, every: .milliseconds(50)) { !process.isRunning }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
+        endAll(processes)
         Self.removeStaleRegistrations()
     }
 }

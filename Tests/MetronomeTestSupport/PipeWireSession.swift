@@ -180,12 +180,7 @@ package final class PipeWireSession {
     }
 
     deinit {
-        for process in processes.reversed() where process.isRunning {
-            process.terminate()
-            waitUntil(seconds: 2, every: .milliseconds(50)) { !process.isRunning }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
+        endAll(processes)
         if busProcess > 0 { kill(busProcess, SIGKILL) }
         try? FileManager.default.removeItem(atPath: home)
     }

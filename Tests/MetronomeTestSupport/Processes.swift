@@ -59,12 +59,10 @@ package func launchLogged(_ executable: String, _ arguments: [String], environme
     return process
 }
 
-/// posix_spawn with stdio on /dev/null, then waitpid for that process alone.
-/// (Foundation's `Process` waits on descriptors a daemonising child hands on.)
-/// Output goes to /dev/null. With `usage`, the child's own CPU time is
-/// stored there (`wait4`: that child's alone, not every child the test process reaped).
-package func spawnAndWait(_ executable: String, _ arguments: [String], environment: [String: String],
-                  usage: UnsafeMutablePointer<rusage>? = nil) -> Int32 {
+/// posix_spawn with stdio on /dev/null, nothing blocked and default actions, as a
+/// login shell starts a program: the test runner's threads block most signals,
+/// which a child (tmux and its panes too) would otherwise inherit. nil if it cannot start.
+package func spawnAsAShellWould(_ executable: String, _ arguments: [String], environment: [String: String]) -> pid_t? {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -74,8 +72,6 @@ package func spawnAndWait(_ executable: String, _ arguments: [String], environme
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
     let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { (argv + envp).forEach { free($0) } }
-    // Nothing blocked and default actions, as a login shell starts: the test runner's
-    // threads block most signals, which tmux and its panes would otherwise inherit.
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
@@ -86,8 +82,27 @@ package func spawnAndWait(_ executable: String, _ arguments: [String], environme
     posix_spawnattr_setsigdefault(&attributes, &all)
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     var pid: pid_t = 0
-    guard posix_spawn(&pid, executable, &actions, &attributes, argv, envp) == 0 else { return -1 }
+    return posix_spawn(&pid, executable, &actions, &attributes, argv, envp) == 0 ? pid : nil
+}
+
+/// `spawnAsAShellWould`, then waitpid for that process alone (Foundation's `Process`
+/// waits on descriptors a daemonising child hands on). With `usage`, the child's own
+/// CPU time is stored there (`wait4`: that child's alone, not every child the test process reaped).
+package func spawnAndWait(_ executable: String, _ arguments: [String], environment: [String: String],
+                  usage: UnsafeMutablePointer<rusage>? = nil) -> Int32 {
+    guard let pid = spawnAsAShellWould(executable, arguments, environment: environment) else { return -1 }
     var status: Int32 = 0
     while wait4(pid, &status, 0, usage) < 0, errno == EINTR {}
     return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+}
+
+/// Ends `processes`, the last started first: SIGTERM, then SIGKILL after 2 s
+/// for one that ignores it (jack_thru does).
+package func endAll(_ processes: [Process]) {
+    for process in processes.reversed() where process.isRunning {
+        process.terminate()
+        waitUntil(seconds: 2, every: .milliseconds(50)) { !process.isRunning }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
 }
