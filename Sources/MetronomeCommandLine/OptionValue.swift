@@ -14,10 +14,9 @@ protocol OptionParsable: Sendable {
 /// An option's text, read by its value's own type as swift-argument-parser
 /// reads the line: the value, or the error its type refused the text with.
 ///
-/// Reading never fails here: the parser would put a thrown error into a
-/// sentence of its own ("The value 'x' is invalid for '--bpm <bpm>': …").
-/// The refusal is thrown as it is, our one line and its status
-/// (`CommandFailure`), when the run is built and asks for the value.
+/// Reading never fails here, as the parser would wrap a thrown error in a
+/// sentence of its own ("The value 'x' is invalid for '--bpm <bpm>': …"): the
+/// refusal is thrown as it is, with its status, when the run asks for the value.
 struct OptionValue<Value: OptionParsable>: ExpressibleByArgument, Sendable {
     /// What was typed, for messages that quote the user.
     let text: String

@@ -92,7 +92,7 @@ struct PracticeOptions: ParsableArguments {
         } catch {
             throw SessionError(.unreadable, "cannot read tempo map '\(path)': \(error.message)")
         }
-        // A MIDI file is known by its first bytes, whatever its name.
+        // A MIDI file by its `MThd` whatever its name, or by a `.mid` name on bytes that are no text.
         if MIDIFile.isMIDIFile(bytes, name: path) { return try TempoMap(midi: try MIDIFile(parsing: bytes, name: path), name: path) }
         return try TempoMap(parsing: bytes, name: path)
     }

@@ -7,7 +7,7 @@ package enum SysExit: Int32, Sendable {
     case dataError = 65
     /// An input file is missing, unreadable, not audio or empty. `EX_NOINPUT`.
     case noInput = 66
-    /// The audio device cannot be opened. `EX_UNAVAILABLE`.
+    /// A device, the Link session or aubio cannot be had, or a calibration failed. `EX_UNAVAILABLE`.
     case unavailable = 69
     /// An internal error that is a bug. `EX_SOFTWARE`.
     case software = 70

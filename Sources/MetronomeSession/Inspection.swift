@@ -65,7 +65,7 @@ package final class Inspection {
     }
 
     /// After playback ended (every click handed over): listens on until the last click's note
-    /// has had time to come back (the round trip, aubio's delay and a half interval's grace),
+    /// has had time to come back (the round trip and 300 ms more, for aubio's delay and grace),
     /// then stops the capture and the listening threads and takes what they left.
     func finish(clock: any Timekeeper) -> String {
         let grace = FrameTime.nanoseconds(inFrames: max(0, inspector.roundTripFrames), at: inspector.rate.framesPerSecond) + 300_000_000

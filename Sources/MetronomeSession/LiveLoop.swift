@@ -4,12 +4,11 @@ import MetronomeTiming
 import MetronomeAudio
 import MetronomeTerminal
 
-/// The main thread while the audio thread plays, as thin as it can be: it
-/// waits on its input for the next frame `LiveView` asks for, a key or a
-/// signal, hands them to the view, and does what it says: draws and prints
-/// on its screen, writes the trace, sends commands to the audio thread,
-/// stops. Its clock, screen and input are given: `LiveTerminal` and the
-/// system's clock in a run, a manual clock and recorders in a test.
+/// The main thread while the audio thread plays: it waits for the next frame
+/// `LiveView` asks for, a key or a signal, hands them to the view and does
+/// what it says (draw, print, trace, send, stop). Its clock, screen and input
+/// are given: `LiveTerminal` and the system's clock in a run, a manual clock
+/// and recorders in a test.
 final class LiveLoop {
     let settings: Settings
     let playback: LivePlayback
@@ -23,8 +22,8 @@ final class LiveLoop {
     let passageLog: LockFreeQueue<Passage>
     /// A setlist's songs, moved through by `n` and `p`.
     let songs: SongSwitcher?
-    /// The practice keys' state, handed to the view `run()` makes. The view itself is a local of
-    /// `run()`: as a stored property of this class every access to it paid a dynamic exclusivity check.
+    /// The practice keys' state, handed to the view `run()` makes. The view is a local of `run()`:
+    /// as a stored property of this class every access to it would pay a dynamic exclusivity check.
     private let controller: PracticeController
     private var songTrace = SongTrace()
 

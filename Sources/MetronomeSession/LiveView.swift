@@ -4,19 +4,16 @@ import MetronomeAudio
 import MetronomePendulum
 import MetronomeTerminal
 
-/// What the live loop shows and does, as a pure state machine: events in
-/// (a frame due at an instant with the audio position, keys, a resize, the
-/// clicks and passages the audio thread logged), the picture, the plain
-/// lines, the commands and when to wake next out. No clock, no terminal, no
-/// I/O: tests drive it frame by frame on a manual clock.
+/// What the live loop shows and does, as a pure state machine: events in (a
+/// frame due with the audio position, keys, a resize, the clicks and passages
+/// the audio thread logged), the picture, plain lines, commands and the next
+/// wake out. No clock, no terminal, no I/O: tests drive it on a manual clock.
 ///
-/// Frames sit on a steady grid of `1/fps`. A frame whose picture would not
-/// change is skipped: after a frame that showed nothing new the view looks ahead along the grid
-/// for the first instant whose picture differs (the rod resting at the end of
-/// a swing, a pause) and wakes then, or after `longestSleep`. It looks ahead only
-/// while nothing it cannot foresee may change the picture: not while
-/// tracing (the trace records every frame), not while a plan has passages to
-/// come, not for a second after a key (whose passage is on its way).
+/// Frames sit on a steady grid of `1/fps`; one whose picture would not change
+/// is skipped (`scheduleNext`). It looks ahead only while nothing it cannot
+/// foresee may change the picture: not while tracing (the trace records every
+/// frame), not in a run with a plan or Link (`planned`), not for a second
+/// after a key (whose passage is on its way).
 struct LiveView {
     /// A snapshot of the audible position (`AudiblePosition.snapshot()`).
     typealias Sample = (heard: Int64, at: MonotonicInstant, written: Int64)
@@ -113,7 +110,8 @@ struct LiveView {
         self.tracing = tracing
         linked = settings.link != nil
         sharesStartStop = settings.link?.startStopSync ?? false
-        // Without a picture the loop only collects keys, signals and lines: 20 times a second will do.
+        // Without a picture the clicks time the wakes (`scheduleLines`); this grid paces only
+        // the wake after a key: 20 a second will do.
         framesPerSecond = picture ? settings.picture.framesPerSecond : 20
         period = 1_000_000_000 / Int64(framesPerSecond)
         self.controller = controller
@@ -308,8 +306,8 @@ struct LiveView {
 
     /// Draws the picture of frame `shown` into `probe`; returns the rod's angle. Looking ahead
     /// keeps its own status line, so the one shown is not made again when the frame comes.
-    /// Mutating, drawing into `probe` in place: a method that took `probe` inout while
-    /// reading `self` made Swift copy the whole view, and so the grid's cells, every frame.
+    /// Mutating, drawing into `probe` in place: taking `probe` inout while reading `self`
+    /// makes Swift copy the whole view, the grid's cells with it, every frame.
     private mutating func makeProbe(shown: Int64, underruns: Int, lookingAhead: Bool) -> Double {
         let angle = motion.angle(atFrame: Double(shown))
         let history = motion.history

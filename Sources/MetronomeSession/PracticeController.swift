@@ -63,7 +63,7 @@ package struct PracticeController: Sendable {
         }
     }
 
-    /// The tempo a plan (a tempo map, the speed trainer) has moved to: the keys step from it.
+    /// The tempo a plan (a tempo map, the speed trainer) or a Link peer has moved to: the keys step from it.
     package mutating func follow(_ tempo: Tempo) {
         self.tempo = tempo
     }

@@ -197,11 +197,10 @@ package enum Session {
     }
 
     /// What a sound server's plugin adds to the delay it reports, in
-    /// nanoseconds: its server takes a period (its cycle; ALSA's jack plugin
-    /// sets the period to JACK's) at the start of each cycle, so the frame the
-    /// delay names after a write, made just after the server took the last
-    /// period, is heard a period later. The server plugin's period, wherever
-    /// it stands in the device's chain. A card's pointer moves as it plays: nothing.
+    /// nanoseconds: the server takes a period at the start of each cycle (ALSA's
+    /// jack plugin sets the period to JACK's), so the frame the delay names
+    /// after a write is heard a period later. The server plugin's period,
+    /// wherever it stands in the chain; 0 for a card, whose pointer moves as it plays.
     static func serverCycleLatency(_ sink: any AudioSink) -> Int64 {
         guard let device = sink as? PCMDevice, let period = device.serverPeriod else { return 0 }
         return FrameTime.nanoseconds(inFrames: period.frames, at: period.rate)

@@ -1,7 +1,7 @@
 import MetronomeTiming
 
 /// A setlist made ready to play: each song's plan, and the one playing.
-/// `n` and `p` move through it (`LiveView`); the track switches at the next bar line.
+/// `n` and `p` move through it (`SongSwitcher`); the track switches at the next bar line.
 package struct SongList: Sendable, Equatable {
     package struct Song: Sendable, Equatable {
         package var name: String

@@ -8,7 +8,8 @@ import SystemPackage
 /// `--trace FILE`: JSON Lines of what was played and drawn, written as it happens.
 ///
 /// `click` for every sound started, `frame` for every picture drawn, `tempo`
-/// when the tempo is set. Bars and beats in bars count from 1, as the status
+/// when the tempo is set, `song` when a setlist's song plays, `hit` for a note
+/// `--inspect` matched. Bars and beats in bars count from 1, as the status
 /// line shows them; `beat` counts every click from 0.
 package final class Trace {
     private let descriptor: Int32

@@ -10,9 +10,9 @@ package struct ClickSchedule: Sendable, Equatable, BitwiseCopyable {
     package let meter: Meter
     package let rate: SampleRate
 
-    /// `120000 * R`: twice the frames in a minute, times 1000.
+    /// `2P` for clicks `P / Q` frames apart (`120000 * R` for a tempo of `m / 1000` bpm).
     private let numeratorPerClick: UInt64
-    /// `2 * m`.
+    /// `2Q` (`2 * m` for a tempo of `m / 1000` bpm).
     private let denominator: UInt64
     private let halfDenominator: UInt64
 

@@ -1,12 +1,11 @@
 
 /// A position on the timeline in frames, held exactly: a fraction of
-/// unbounded integers (whose denominator is the least common multiple of
-/// the intervals' denominators so far), plus (once a tempo ramp has played) the real-valued
-/// length of the ramps, each computed on its own from its closed form.
+/// unbounded integers (its denominator the least common multiple of the
+/// intervals' denominators so far), plus the real-valued length of the tempo
+/// ramps played, each from its closed form.
 ///
-/// A plan adds every stretch's length to the position where it starts, so
-/// each stretch starts at its exact place and no rounding carries from one to
-/// the next. Used off the audio thread only: it allocates.
+/// No rounding carries from one stretch of a plan to the next. Off the audio
+/// thread only: it allocates.
 struct ExactPosition: Sendable {
     private(set) var numerator = LargeUInt.zero
     private(set) var denominator = LargeUInt(1)

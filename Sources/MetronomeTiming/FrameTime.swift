@@ -1,10 +1,9 @@
 /// Frames and nanoseconds, one into the other, at a sample rate.
 ///
-/// Every conversion between the audio timeline and the monotonic clock goes
-/// through here. The product of a frame count and 10⁹ (or of nanoseconds and
-/// the rate) outgrows 64 bits after 53 hours at 48 kHz; the intermediate is
-/// 128 bits, so any 64-bit input is exact, and a result beyond 64 bits
-/// saturates instead of trapping. Quotients round toward zero.
+/// The product of a frame count and 10⁹ (or of nanoseconds and the rate)
+/// outgrows 64 bits after 53 hours at 48 kHz; the intermediate is 128 bits,
+/// so any 64-bit input is exact, and a result beyond 64 bits saturates
+/// instead of trapping. Quotients round toward zero.
 package enum FrameTime {
     static let nanosecondsPerSecond: Int128 = 1_000_000_000
 

@@ -62,7 +62,7 @@ package struct Passage: Sendable, Equatable, BitwiseCopyable {
         max(firstClick, originClick + grid.firstClick(atOrAfter: frame - originFrame, phase: phase.beat))
     }
 
-    /// Beats of click `k` from the bar origin, and its bar and beat in that bar (from 0).
+    /// The bar of click `k` and its beat in that bar (from 0), counted from `barClick`.
     @inline(__always)
     package func bar(ofClick click: Int64) -> (bar: Int64, beat: Int64) {
         let beats = Int64(grid.meter.beatsPerBar)

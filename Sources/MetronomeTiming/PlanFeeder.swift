@@ -18,7 +18,7 @@ package final class PlanFeeder: @unchecked Sendable {
 
     private let state: Mutex<State>
 
-    /// `capacity` passages ahead: a minute or more even of one passage a beat.
+    /// `capacity` passages ahead: 256 are 15 s or more even of one passage a beat (at 1000 bpm).
     package init(_ plan: TempoPlan, capacity: Int = 256) {
         let queue = LockFreeQueue<Passage>(capacity: capacity)
         self.queue = queue
@@ -27,7 +27,7 @@ package final class PlanFeeder: @unchecked Sendable {
     }
 
     /// Fills the queue with the next passages. Call it often enough that it
-    /// never runs dry (every drawn frame, every rendered block does).
+    /// never runs dry (`PlanFeedThread` every 100 ms, the renderer every block).
     package func feed() {
         state.withLock { state in
             while true {

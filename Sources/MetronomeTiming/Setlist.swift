@@ -4,11 +4,10 @@
 ///     name: FILE               # a klick tempo map or a MIDI file, relative to the setlist
 ///
 /// A `#` at the start of a line or after a space or tab starts a comment
-/// (so `C# Blues: 120` is a song); blank lines are skipped. Lines may end in
-/// CRLF, and a UTF-8 byte order mark is passed over. A value whose first word
-/// is a number (digits and a point) is a tempo; anything else names a file.
-/// Names are unique (`--song NAME` picks one). A bad line is
-/// `set.txt:4:9: message` at its line and column (in characters), exit 65.
+/// (so `C# Blues: 120` is a song). A value whose first word is a number
+/// (digits and a point) is a tempo; anything else names a file. Names are
+/// unique: `--song NAME` picks one. A bad line is `set.txt:4:9: message`,
+/// the column in characters, exit 65.
 package struct Setlist: Sendable, Equatable {
     package struct Song: Sendable, Equatable {
         package var name: String

@@ -2,12 +2,11 @@ import Glibc
 
 /// A run whose tempo follows a plan: a tempo map, or the speed trainer.
 ///
-/// Works out, ahead of the audio thread, the passages the click track plays
-/// one after another: one for each constant-tempo stretch (an entry, a
-/// trainer step), one for each beat of a per-beat list or a ramp. Each
-/// passage's origin is the exact sum of the stretches before it, so every
-/// stretch starts where exact arithmetic puts it. Allocates; never runs on
-/// the audio thread.
+/// Works out the click track's passages ahead of the audio thread: one a
+/// constant-tempo stretch (an entry, a trainer step), one a beat of a
+/// per-beat list or a ramp. Each passage's origin is the exact sum of the
+/// stretches before it, so no rounding carries from one to the next.
+/// Allocates: never on the audio thread.
 package struct TempoPlan: Sendable {
     package enum Source: Sendable, Equatable {
         /// `--step S/M --until T`: from `start`, every `barsPerStep` bars
@@ -118,8 +117,7 @@ package struct TempoPlan: Sendable {
         }
     }
 
-    /// The loudest entry's volume: levels are taken relative to it. Found
-    /// once, when the plan is made (every passage divides by it).
+    /// The loudest entry's volume, found when the plan is made: every passage's level is relative to it.
     package let loudest: Float
 
     /// The level the plan plays at, for the whole track: its loudest entry's
@@ -217,7 +215,8 @@ package struct TempoPlan: Sendable {
                 let end = rampOffset(from: from, to: to, entry: entry, beat: beatInEntry + 1)
                 let lastBeat = beatInEntry == entry.beats - 1
                 // The beat's own length as its grid, so its subdivisions split it evenly.
-                // 2^-20 of a frame, coarser for beats so long the fraction would pass 2^40.
+                // 2^-20 of a frame, coarser for beats so long the fraction would reach 2^39
+                // (rounded, it stays below the grid's 2^40).
                 var unit: Double = 0x1p20
                 while (end - start) * unit >= 0x1p39, unit > 1 { unit /= 2 }
                 let length = UInt64(((end - start) * unit).rounded())
@@ -269,13 +268,12 @@ package struct TempoPlan: Sendable {
 
     // MARK: Moving on without passages
 
-    /// Moves on, as `next()` would but without making the passages, past
-    /// every passage that is followed by another starting at or before click
-    /// `target`: the next passage is then the one that plays `target` (or the
-    /// plan's last). A constant stretch is one exact sum; a ramp's beat has its
-    /// closed form from the ramp's start; a per-beat list adds each of its
-    /// tempos once, times the number of its beats (the sum is exact, so its
-    /// order does not matter). The same position as walking, to the bit.
+    /// Moves on as `next()` would, without making passages, past every passage
+    /// followed by another starting at or before click `target`: the next one
+    /// then plays `target` (or is the plan's last). A constant stretch is one
+    /// exact sum, a ramp's beat its closed form from the ramp's start, a
+    /// per-beat list each tempo once times its count (exact, so order does not
+    /// matter): the same position as walking, to the bit.
     mutating func skip(upTo target: Int64) {
         // A passage ending at `end` is passed only if the next one, starting at `end`, is still planned.
         let stop = min(target, clickLimit - 1)
