@@ -29,11 +29,9 @@ package final class Inspector {
     private var matcher: NoteMatcher
     private var captureLine: HeardClock
     private var outputLine: HeardClock
-    /// The capture frame of the detector's frame 0, once a chunk came: moved on by
-    /// the frames of chunks the capture thread dropped, so the frames after stay true.
-    private var firstCaptureFrame: Int64?
-    /// The capture frame the next chunk should start at.
-    private var nextCaptureFrame: Int64?
+    /// The capture frame of each frame fed to the canceller and the detector, across the
+    /// chunks the capture thread dropped.
+    private var fedFrames = FedFrames()
     /// Frames waiting for a whole hop.
     private var hop: [Float]
     /// The click number of each target, by target index.
@@ -90,16 +88,14 @@ package final class Inspector {
             if chunk.stampNanoseconds != 0 {
                 _ = captureLine.heardFrame(at: now, sample: (chunk.stampFrame, MonotonicInstant(nanoseconds: chunk.stampNanoseconds), .max))
             }
-            if firstCaptureFrame == nil { firstCaptureFrame = chunk.firstFrame }
-            if let expected = nextCaptureFrame, chunk.firstFrame != expected { firstCaptureFrame! += chunk.firstFrame - expected }
-            nextCaptureFrame = chunk.firstFrame + Int64(chunk.count)
+            fedFrames.append(chunkAt: chunk.firstFrame, count: chunk.count, keeping: rate.framesPerSecond * 10)
             for index in 0..<chunk.count {
                 hop.append(chunk.samples[index])
                 guard hop.count == OnsetDetector.hop else { continue }
                 if let canceller {
                     // The output frame (round trip off) of the hop's first frame, less that frame.
                     let first = canceller.received
-                    let offset = outputFrame(ofCaptureFrame: (firstCaptureFrame ?? 0) + first).map { $0 - roundTripFrames - first }
+                    let offset = outputFrame(ofCaptureFrame: fedFrames.captureFrame(ofFed: first)).map { $0 - roundTripFrames - first }
                     hop.withUnsafeBufferPointer { frames in
                         canceller.push(frames.baseAddress!, offset: offset) { detect($0, into: &found) }
                     }
@@ -131,7 +127,7 @@ package final class Inspector {
     package var bleedGain: Float? { canceller?.gain }
 
     private func detect(_ frames: UnsafePointer<Float>, into found: inout [Note]) {
-        if let onset = detector.feed(frames), let note = place(captureFrame: (firstCaptureFrame ?? 0) + onset) { found.append(note) }
+        if let onset = detector.feed(frames), let note = place(captureFrame: fedFrames.captureFrame(ofFed: onset)) { found.append(note) }
     }
 
     /// The output frame heard at the instant capture frame `captureFrame` was taken, by the two lines.
@@ -152,4 +148,33 @@ package final class Inspector {
 
     /// The output frames from each click to its note, for `--calibrate` (run with no round trip taken off).
     package var roundTrips: [Int64] { matcher.matches.map(\.offsetFrames) }
+}
+
+/// The frames fed to the listening, counted from 0, against the capture frames they
+/// were taken at: a new piece where the capture thread dropped chunks. A frame is
+/// placed by the piece it was fed in, so a note aubio finds after a gap, from frames
+/// fed before it, keeps its place.
+struct FedFrames {
+    /// Where each piece starts: its first frame fed, and the capture frame that was.
+    private var pieces: [(fed: Int64, capture: Int64)] = []
+    /// Frames fed so far.
+    private(set) var count: Int64 = 0
+
+    /// A chunk of `frames` taken from capture frame `captureFrame` on; pieces that ended
+    /// more than `keeping` frames before it are forgotten (nothing looks that far back).
+    mutating func append(chunkAt captureFrame: Int64, count frames: Int, keeping: Int64) {
+        if let last = pieces.last, last.capture + (count - last.fed) == captureFrame {
+            count += Int64(frames)
+            return
+        }
+        pieces.append((fed: count, capture: captureFrame))
+        count += Int64(frames)
+        while pieces.count > 1, pieces[1].fed < count - keeping { pieces.removeFirst() }
+    }
+
+    /// The capture frame of frame `index` fed (before the first chunk: itself).
+    func captureFrame(ofFed index: Int64) -> Int64 {
+        guard let piece = pieces.last(where: { $0.fed <= index }) ?? pieces.first else { return index }
+        return piece.capture + (index - piece.fed)
+    }
 }

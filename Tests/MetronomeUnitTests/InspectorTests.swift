@@ -91,6 +91,35 @@ import MetronomeTestSupport
             #expect(abs(match.offsetFrames - offset) <= 48, "\(match.offsetFrames) for \(offset)")
         }
     }
+
+    /// Each frame fed keeps the capture frame of the piece it came in; a piece long past is forgotten.
+    @Test func fedFramesKeepTheirCaptureFramesAcrossGaps() {
+        var frames = FedFrames()
+        frames.append(chunkAt: 100, count: 64, keeping: 1_000)
+        frames.append(chunkAt: 164, count: 64, keeping: 1_000)
+        frames.append(chunkAt: 2_000, count: 64, keeping: 1_000)
+        #expect(frames.count == 192)
+        #expect(frames.captureFrame(ofFed: 0) == 100 && frames.captureFrame(ofFed: 127) == 227)
+        #expect(frames.captureFrame(ofFed: 128) == 2_000 && frames.captureFrame(ofFed: 191) == 2_063)
+        // Two thousand frames on, the first piece is forgotten: an index that early is placed by the second.
+        frames.append(chunkAt: 2_064 + 2_000, count: 2_000, keeping: 1_000)
+        frames.append(chunkAt: 9_000, count: 64, keeping: 1_000)
+        #expect(frames.captureFrame(ofFed: 2_192) == 9_000)
+        #expect(frames.captureFrame(ofFed: 0) == 4_064 - 192)
+    }
+
+    /// Chunks dropped just after a hit began, before aubio (4.3 hops behind) found it: the
+    /// note is placed by the frames before the gap, the later notes by those after it.
+    @Test func chunksDroppedWhileANoteIsBeingFoundDoNotMoveIt() throws {
+        let offsets: [Int64] = [0, -1_680, 817, -48]
+        // Hit 0 starts at frame 24 000, in chunk 375; chunks 376 to 399 (1 536 frames, 32 ms) are lost.
+        let (notes, _) = try take(shift: 0, offsets: offsets, skipped: Set(376..<400))
+        try #require(notes.count == offsets.count, "\(notes.count) notes")
+        for (note, offset) in zip(notes, offsets) {
+            let match = try #require(note.match)
+            #expect(abs(match.offsetFrames - offset) <= 48, "\(match.offsetFrames) for \(offset)")
+        }
+    }
 }
 
 extension InspectorTests {
