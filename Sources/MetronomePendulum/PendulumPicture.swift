@@ -53,10 +53,10 @@ public enum PendulumPicture {
             let fraction = Double(row - top) / Double(max(layout.bodyHeight - 1, 1))
             let half = Int((Double(layout.topHalf) + Double(layout.bottomHalf - layout.topHalf) * fraction).rounded())
             if row == top {
-                for x in (centre - half)...(centre + half) { grid.put(glyphs.topEdge, x: x, y: row - 1) }
+                grid.fill(glyphs.topEdge, x: (centre - half)...(centre + half), y: row - 1)
             }
             if row == base {
-                for x in (centre - half - 1)...(centre + half + 1) { grid.put(glyphs.base, x: x, y: row) }
+                grid.fill(glyphs.base, x: (centre - half - 1)...(centre + half + 1), y: row)
             } else {
                 grid.put(glyphs.leftSide, x: centre - half, y: row)
                 grid.put(glyphs.rightSide, x: centre + half, y: row)
@@ -111,7 +111,7 @@ public enum PendulumPicture {
         for offset in 1...coverHeight {
             let row = base - offset
             let half = max(2, layout.bottomHalf / 3) - offset / 2
-            for x in (centre - half)...(centre + half) { grid.put(glyphs.cover, x: x, y: row) }
+            grid.fill(glyphs.cover, x: (centre - half)...(centre + half), y: row)
         }
         // The practice inspector's word on the last note, where a timeline would put it: early on the left, late on the right.
         if let mark = status.practice?.mark {
@@ -154,17 +154,15 @@ public enum PendulumPicture {
         guard grid.width >= boxWidth, grid.height >= boxHeight + 1 else { return }
         let left = (grid.width - boxWidth) / 2, top = max(0, (grid.height - 1 - boxHeight) / 2)
         let bottom = top + boxHeight - 1, right = left + boxWidth - 1
-        for x in left...right {
-            grid.put(glyphs.horizontal, x: x, y: top)
-            grid.put(glyphs.horizontal, x: x, y: bottom)
-        }
+        grid.fill(glyphs.horizontal, x: left...right, y: top)
+        grid.fill(glyphs.horizontal, x: left...right, y: bottom)
         grid.put(glyphs.corners.topLeft, x: left, y: top)
         grid.put(glyphs.corners.topRight, x: right, y: top)
         grid.put(glyphs.corners.bottomLeft, x: left, y: bottom)
         grid.put(glyphs.corners.bottomRight, x: right, y: bottom)
         for (row, line) in helpLines.enumerated() {
             let y = top + 1 + row
-            for x in (left + 1)..<right { grid.put(" ", x: x, y: y) }
+            grid.fill(" ", x: (left + 1)...(right - 1), y: y)
             grid.put(glyphs.vertical, x: left, y: y)
             grid.put(glyphs.vertical, x: right, y: y)
             grid.write(line, x: left + 2, y: y)

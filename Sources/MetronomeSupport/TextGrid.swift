@@ -2,11 +2,33 @@ import Glibc
 
 /// A rectangle of characters (Unicode scalars, one a cell), drawn into by the
 /// picture and written to the terminal.
+///
+/// A grid made a copy of another (`copy(from:)`: a frame over the picture's
+/// still body) keeps that grid's cells as its backdrop, shared, and the columns
+/// of each row drawn since. Made a copy of it again, it puts back only those;
+/// two copies of one grid are compared only where either drew.
 public struct TextGrid: Equatable, Sendable {
     public let width: Int
     public let height: Int
     /// Each cell's Unicode scalar value.
     public private(set) var cells: [UInt32]
+    /// The cells of the grid last copied from, shared with it; empty for none (a grid that was
+    /// cleared or never a copy may differ from any other anywhere).
+    private var backdrop: [UInt32] = []
+    /// Each row's columns drawn since the copy: elsewhere in the row the cells are the backdrop's.
+    private var drawn: [Columns]
+
+    /// Columns `start..<end` of a row, none while `start >= end`: a union is a `min` and a `max`.
+    struct Columns: Sendable {
+        var start = Int.max, end = Int.min
+
+        static let none = Columns()
+
+        mutating func add(_ first: Int, _ end: Int) {
+            start = min(start, first)
+            self.end = max(self.end, end)
+        }
+    }
 
     static let blank = UInt32(UInt8(ascii: " "))
     /// Braille patterns: U+2800 plus one bit for each of the 2x4 dots.
@@ -21,23 +43,70 @@ public struct TextGrid: Equatable, Sendable {
         self.width = max(width, 0)
         self.height = max(height, 0)
         cells = [UInt32](repeating: Self.blank, count: self.width * self.height)
+        drawn = [Columns](repeating: .none, count: self.height)
     }
 
-    /// Becomes a copy of `other`, a grid of the same size, in place: no allocation.
+    /// Becomes a copy of `other`, a grid of the same size, in place: no allocation. A grid that is
+    /// already a copy of `other`, unchanged since, puts back only the cells drawn over it; `other`
+    /// is kept as the backdrop, so copy from a grid that stays as it is (the body drawn once a size).
     public mutating func copy(from other: TextGrid) {
         precondition(width == other.width && height == other.height, "grids of different sizes")
+        let width = self.width
+        if Self.share(backdrop, other.cells) {
+            cells.withUnsafeMutableBufferPointer { target in
+                other.cells.withUnsafeBufferPointer { source in
+                    drawn.withUnsafeMutableBufferPointer { drawn in
+                        for row in drawn.indices where drawn[row].start < drawn[row].end {
+                            let start = row * width + drawn[row].start
+                            (target.baseAddress! + start).update(from: source.baseAddress! + start,
+                                                                  count: drawn[row].end - drawn[row].start)
+                            drawn[row] = .none
+                        }
+                    }
+                }
+            }
+            return
+        }
         cells.withUnsafeMutableBufferPointer { target in
             other.cells.withUnsafeBufferPointer { source in _ = target.update(fromContentsOf: source) }
         }
+        backdrop = other.cells
+        drawn.withUnsafeMutableBufferPointer { $0.update(repeating: .none) }
     }
 
-    /// Same size and the same cells, compared as memory.
+    /// Whether `a` and `b` hold one array's storage. Two arrays alive at one address share one
+    /// buffer, which neither can change without copying it first: the same cells.
+    static func share(_ a: [UInt32], _ b: [UInt32]) -> Bool {
+        guard !a.isEmpty, a.count == b.count else { return false }
+        return a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
+    }
+
+    /// Whether this grid and `other` are copies of one grid (`copy(from:)`), each drawn over since:
+    /// they can differ only in the columns either drew (`columns(thatMayDifferFrom:row:)`).
+    func isCopy(ofTheSameGridAs other: TextGrid) -> Bool {
+        width == other.width && height == other.height && Self.share(backdrop, other.backdrop)
+    }
+
+    /// The columns of row `y` in which this grid and `other`, copies of one grid
+    /// (`isCopy(ofTheSameGridAs:)`), may differ: those either drew since. Empty where neither did.
+    func columns(thatMayDifferFrom other: TextGrid, row y: Int) -> Range<Int> {
+        let start = min(drawn[y].start, other.drawn[y].start), end = max(drawn[y].end, other.drawn[y].end)
+        return start < end ? start..<end : 0..<0
+    }
+
+    /// Same size and the same cells, compared as memory: copies of one grid only where either drew.
     public static func == (left: TextGrid, right: TextGrid) -> Bool {
         guard left.width == right.width, left.height == right.height else { return false }
-        return left.cells.withUnsafeBytes { a in
-            right.cells.withUnsafeBytes { b in
+        return left.cells.withUnsafeBufferPointer { a in
+            right.cells.withUnsafeBufferPointer { b in
                 guard let first = a.baseAddress, let second = b.baseAddress else { return true }  // no cells
-                return memcmp(first, second, a.count) == 0
+                guard left.isCopy(ofTheSameGridAs: right) else { return memcmp(first, second, a.count * 4) == 0 }
+                for row in 0..<left.height {
+                    let columns = left.columns(thatMayDifferFrom: right, row: row)
+                    let start = row * left.width + columns.lowerBound
+                    if !columns.isEmpty, memcmp(first + start, second + start, columns.count * 4) != 0 { return false }
+                }
+                return true
             }
         }
     }
@@ -45,23 +114,38 @@ public struct TextGrid: Equatable, Sendable {
     /// Blanks every cell.
     public mutating func clear() {
         cells.withUnsafeMutableBufferPointer { $0.update(repeating: Self.blank) }
+        backdrop = []
     }
 
     /// Puts `character` at column `x`, row `y`; outside the grid it is dropped.
     public mutating func put(_ character: Unicode.Scalar, x: Int, y: Int) {
         guard x >= 0, y >= 0, x < width, y < height else { return }
         cells[y * width + x] = character.value
+        drawn[y].add(x, x + 1)
+    }
+
+    /// Puts `character` in columns `x` of row `y`, clipped to the grid.
+    public mutating func fill(_ character: Unicode.Scalar, x: ClosedRange<Int>, y: Int) {
+        let first = max(x.lowerBound, 0), end = min(x.upperBound + 1, width)
+        guard y >= 0, y < height, first < end else { return }
+        let row = y * width
+        cells.withUnsafeMutableBufferPointer { $0[(row + first)..<(row + end)].update(repeating: character.value) }
+        drawn[y].add(first, end)
     }
 
     /// Writes `text` from column `x` of row `y`, a scalar a cell, clipped to the grid.
     public mutating func write(_ text: String, x: Int, y: Int) {
         guard y >= 0, y < height else { return }
-        var column = x
-        for scalar in text.unicodeScalars {
-            if column >= width { return }
-            if column >= 0 { cells[y * width + column] = scalar.value }
-            column += 1
+        let width = self.width, row = y * width
+        var end = x
+        cells.withUnsafeMutableBufferPointer { cells in
+            for scalar in text.unicodeScalars {
+                if end >= width { break }
+                if end >= 0 { cells[row + end] = scalar.value }
+                end += 1
+            }
         }
+        if max(x, 0) < min(end, width) { drawn[y].add(max(x, 0), min(end, width)) }
     }
 
     /// Sets one braille dot: dot column `x` (two a cell), dot row `y` (four a
@@ -72,6 +156,7 @@ public struct TextGrid: Equatable, Sendable {
         let index = (y / 4) * width + x / 2
         let bit = Self.brailleBit(x: x % 2, y: y % 4)
         cells[index] = Self.braille.contains(cells[index]) ? cells[index] | bit : Self.braille.lowerBound | bit
+        drawn[y / 4].add(x / 2, x / 2 + 1)
     }
 
     public func character(x: Int, y: Int) -> Unicode.Scalar { Unicode.Scalar(cells[y * width + x]) ?? " " }
