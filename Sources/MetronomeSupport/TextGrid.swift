@@ -111,6 +111,63 @@ public struct TextGrid: Equatable, Sendable {
         }
     }
 
+    /// The cells from the first that differs to the last that does, nil when
+    /// none does: eight at a time from each end, one vector compare each.
+    public static func changedSpan(_ now: UnsafePointer<UInt32>, _ before: UnsafePointer<UInt32>, count: Int) -> Range<Int>? {
+        let lanes = SIMD8<UInt32>.scalarCount
+        var first = 0
+        while first + lanes <= count,
+              all(UnsafeRawPointer(now + first).loadUnaligned(as: SIMD8<UInt32>.self)
+                .== UnsafeRawPointer(before + first).loadUnaligned(as: SIMD8<UInt32>.self)) {
+            first += lanes
+        }
+        while first < count, now[first] == before[first] { first += 1 }
+        guard first < count else { return nil }
+        var end = count
+        while end - lanes > first,
+              all(UnsafeRawPointer(now + end - lanes).loadUnaligned(as: SIMD8<UInt32>.self)
+                .== UnsafeRawPointer(before + end - lanes).loadUnaligned(as: SIMD8<UInt32>.self)) {
+            end -= lanes
+        }
+        while now[end - 1] == before[end - 1] { end -= 1 }
+        return first..<end
+    }
+
+    /// Becomes `other`, a grid of the same size, cell by cell where they differ, and calls `changed`
+    /// with each row that did and its columns from the first changed cell to the last: as a terminal
+    /// that shows this grid is brought to show `other`. Copies of one grid compare only where either
+    /// drew, and this grid then compares as `other` does.
+    public mutating func take(_ other: TextGrid, changed: (_ row: Int, _ columns: Range<Int>) -> Void) {
+        precondition(width == other.width && height == other.height, "grids of different sizes")
+        let width = self.width, overOneGrid = isCopy(ofTheSameGridAs: other)
+        if !cells.isEmpty {
+            cells.withUnsafeMutableBufferPointer { before in
+                other.cells.withUnsafeBufferPointer { now in
+                    drawn.withUnsafeMutableBufferPointer { drawn in
+                        other.drawn.withUnsafeBufferPointer { drawnNow in
+                            for row in drawn.indices {
+                                var start = 0, end = width
+                                if overOneGrid {
+                                    start = min(drawn[row].start, drawnNow[row].start)
+                                    end = max(drawn[row].end, drawnNow[row].end)
+                                }
+                                drawn[row] = drawnNow[row]
+                                guard start < end else { continue }
+                                let first = row * width + start
+                                guard let span = Self.changedSpan(now.baseAddress! + first, before.baseAddress! + first,
+                                                                  count: end - start) else { continue }
+                                (before.baseAddress! + first + span.lowerBound).update(from: now.baseAddress! + first + span.lowerBound,
+                                                                                       count: span.count)
+                                changed(row, (start + span.lowerBound)..<(start + span.upperBound))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        backdrop = other.backdrop
+    }
+
     /// Blanks every cell.
     public mutating func clear() {
         cells.withUnsafeMutableBufferPointer { $0.update(repeating: Self.blank) }

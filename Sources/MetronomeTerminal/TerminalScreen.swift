@@ -9,8 +9,7 @@ import MetronomeSupport
 public final class TerminalScreen {
     private let keys: KeyInput
     /// What the terminal shows now (empty: nothing known), kept in place frame to frame.
-    private var shown: [UInt32] = []
-    private var shownWidth = 0
+    private var shown = TextGrid(width: 0, height: 0)
     private var active = true
     /// Given back for a stop (Ctrl-Z) and not taken again: nothing is drawn, and `leave` has nothing to restore.
     private var suspended = false
@@ -55,7 +54,7 @@ public final class TerminalScreen {
         suspended = false
         keys.enter()
         enterScreen()
-        shown.removeAll(keepingCapacity: true)
+        shown = TextGrid(width: 0, height: 0)
     }
 
     deinit {
@@ -74,7 +73,7 @@ public final class TerminalScreen {
 
     /// Forgets what is on screen, so the next frame is drawn whole (after a resize).
     public func invalidate() {
-        shown.removeAll(keepingCapacity: true)
+        shown = TextGrid(width: 0, height: 0)
         Self.emit("\u{1B}[2J")
     }
 
@@ -84,62 +83,41 @@ public final class TerminalScreen {
         var buffer = self.buffer
         var shown = self.shown
         self.buffer = []
-        self.shown = []
+        self.shown = TextGrid(width: 0, height: 0)
         defer {
             self.buffer = buffer
             self.shown = shown
         }
         buffer.removeAll(keepingCapacity: true)
-        let whole = shownWidth != grid.width || shown.count != grid.cells.count
-        if whole {
-            shown = grid.cells
-            shownWidth = grid.width
-        }
-        let width = grid.width
-        grid.cells.withUnsafeBufferPointer { now in
-            shown.withUnsafeMutableBufferPointer { before in
-                for row in 0..<grid.height {
-                    let start = row * width
-                    var first = 0, last = width - 1
-                    if !whole {
-                        // Only the changed span of the row.
-                        guard let span = Self.changedSpan(now.baseAddress! + start, before.baseAddress! + start, count: width) else { continue }
-                        first = span.lowerBound
-                        last = span.upperBound - 1
-                        (before.baseAddress! + start + first).update(from: now.baseAddress! + start + first, count: last - first + 1)
-                    }
-                    Self.appendCursorMove(toRow: row + 1, column: first + 1, into: &buffer)
-                    for value in now[(start + first)...(start + last)] { Self.appendUTF8(value, into: &buffer) }
-                }
-            }
-        }
+        Self.frame(grid, over: &shown, into: &buffer)
         guard !buffer.isEmpty else { return }
         // A terminal that stopped reading loses the frame (the next is drawn whole) rather than the loop.
         let written = frames >= 0 ? BoundedWrite.writeAtOnce(frames, buffer, waitingAtMost: Self.frameWait)
                                   : BoundedWrite.write(STDOUT_FILENO, buffer, waitingAtMost: Self.frameWait)
-        if !written { shown.removeAll(keepingCapacity: true) }
+        if !written { shown = TextGrid(width: 0, height: 0) }
     }
 
-    /// The cells from the first that differs to the last that does, nil when
-    /// none does: eight at a time from each end, one vector compare each.
-    static func changedSpan(_ now: UnsafePointer<UInt32>, _ before: UnsafePointer<UInt32>, count: Int) -> Range<Int>? {
-        let lanes = SIMD8<UInt32>.scalarCount
-        var first = 0
-        while first + lanes <= count,
-              all(UnsafeRawPointer(now + first).loadUnaligned(as: SIMD8<UInt32>.self)
-                .== UnsafeRawPointer(before + first).loadUnaligned(as: SIMD8<UInt32>.self)) {
-            first += lanes
+    /// The bytes that turn what the terminal shows (`shown`, empty: nothing known) into `grid`,
+    /// appended to `buffer`; `shown` becomes `grid`. Only the changed span of each row is written,
+    /// and where both are copies of one grid (frames over one still body), only the columns either
+    /// drew are compared.
+    static func frame(_ grid: TextGrid, over shown: inout TextGrid, into buffer: inout [UInt8]) {
+        if shown.width != grid.width || shown.height != grid.height {
+            shown = grid
+            for row in 0..<grid.height { appendRow(row, columns: 0..<grid.width, of: grid, into: &buffer) }
+        } else {
+            shown.take(grid) { row, columns in appendRow(row, columns: columns, of: grid, into: &buffer) }
         }
-        while first < count, now[first] == before[first] { first += 1 }
-        guard first < count else { return nil }
-        var end = count
-        while end - lanes > first,
-              all(UnsafeRawPointer(now + end - lanes).loadUnaligned(as: SIMD8<UInt32>.self)
-                .== UnsafeRawPointer(before + end - lanes).loadUnaligned(as: SIMD8<UInt32>.self)) {
-            end -= lanes
+    }
+
+    /// A move to `columns` of `row` and the cells there.
+    static func appendRow(_ row: Int, columns: Range<Int>, of grid: TextGrid, into buffer: inout [UInt8]) {
+        appendCursorMove(toRow: row + 1, column: columns.lowerBound + 1, into: &buffer)
+        grid.cells.withUnsafeBufferPointer { cells in
+            for index in (row * grid.width + columns.lowerBound)..<(row * grid.width + columns.upperBound) {
+                appendUTF8(cells[index], into: &buffer)
+            }
         }
-        while now[end - 1] == before[end - 1] { end -= 1 }
-        return first..<end
     }
 
     /// `ESC [ row ; column H` without building a String.

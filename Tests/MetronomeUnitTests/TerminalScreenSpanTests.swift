@@ -1,4 +1,7 @@
+import Glibc
 @testable import MetronomeSupport
+@testable import MetronomeTiming
+@testable import MetronomePendulum
 @testable import MetronomeTerminal
 import Testing
 import MetronomeTestSupport
@@ -28,7 +31,7 @@ import MetronomeTestSupport
                 }
                 let span = now.withUnsafeBufferPointer { a in
                     before.withUnsafeBufferPointer { b in
-                        TerminalScreen.changedSpan(a.baseAddress ?? UnsafePointer(bitPattern: 8)!, b.baseAddress ?? UnsafePointer(bitPattern: 8)!, count: width)
+                        TextGrid.changedSpan(a.baseAddress ?? UnsafePointer(bitPattern: 8)!, b.baseAddress ?? UnsafePointer(bitPattern: 8)!, count: width)
                     }
                 }
                 #expect(span == Self.reference(now, before), "width \(width): \(now) against \(before)")
@@ -54,5 +57,74 @@ import MetronomeTestSupport
         #expect(grid.line(1) == "   é★")
         grid.write("xyz", x: 4, y: 1)
         #expect(grid.line(1) == "   éx")
+    }
+
+    /// The bytes that turn `before` (nil: nothing known) into `grid`, cell by cell: each row whole
+    /// after nothing or a resize, else from its first changed cell to its last.
+    static func referenceFrame(_ grid: TextGrid, over before: TextGrid?) -> [UInt8] {
+        var text = ""
+        for y in 0..<grid.height {
+            let row = (0..<grid.width).map { grid.character(x: $0, y: y) }
+            var first = 0, last = grid.width - 1
+            if let before, before.width == grid.width, before.height == grid.height {
+                let changed = (0..<grid.width).filter { row[$0] != before.character(x: $0, y: y) }
+                guard let start = changed.first, let end = changed.last else { continue }
+                (first, last) = (start, end)
+            }
+            text += "\u{1B}[\(y + 1);\(first + 1)H" + String(String.UnicodeScalarView(row[first...last]))
+        }
+        return Array(text.utf8)
+    }
+
+    static func frameBytes(_ grid: TextGrid, over shown: inout TextGrid) -> [UInt8] {
+        var bytes: [UInt8] = []
+        TerminalScreen.frame(grid, over: &shown, into: &bytes)
+        return bytes
+    }
+
+    /// A run's frames as the live view makes them: the body drawn once a size, each frame over a
+    /// copy of it in one of two grids in turn, the help box some of the time, frames left undrawn
+    /// where nothing changed and now and then at random, resizes that forget what is shown. Each
+    /// grid is the picture drawn whole, and the screen writes the bytes the whole grids ask for.
+    @Test(arguments: PictureStyle.allCases)
+    func framesOverTheBodyWriteWhatTheWholePicturesDo(style: PictureStyle) {
+        var status = PendulumStatus(tempo: Tempo(bpm: 137)!, meter: .common, bar: 1, beatInBar: 1, elapsedSeconds: 0, underruns: 0)
+        let sizes = [(100, 35), (60, 22), (100, 35), (30, 6), (24, 12), (100, 35)]
+        var shown = TextGrid(width: 0, height: 0), lastWhole: TextGrid?
+        var frame = 0
+        for (width, height) in sizes {
+            var body = TextGrid(width: width, height: height)
+            PendulumPicture.drawBody(into: &body, style: style)
+            var grids = (TextGrid(width: width, height: height), TextGrid(width: width, height: height))
+            // A resize: the screen forgets what it shows, the next frame is drawn whole.
+            shown = TextGrid(width: 0, height: 0)
+            lastWhole = nil
+            for _ in 0..<150 {
+                frame += 1
+                // 137 bpm at 60 frames/s: a swing of 26.3 frames, eased, resting at each end.
+                let phase = Double(frame).truncatingRemainder(dividingBy: 52.6) / 52.6
+                let angle = max(-30, min(30, 33 * cos(2 * Double.pi * phase)))
+                status.beatInBar = 1 + (frame / 26) % 4
+                status.bar = Int64(1 + frame / 105)
+                status.elapsedSeconds = Int64(frame / 60)
+                let help = (frame / 40) % 3 == 1
+                let line = status.text(width: width)
+                grids.0.copy(from: body)
+                PendulumPicture.drawFront(into: &grids.0, angle: angle, status: status, statusLine: line, style: style)
+                if help { PendulumPicture.drawHelp(into: &grids.0, style: style) }
+                var whole = PendulumPicture.draw(width: width, height: height, angle: angle, status: status, style: style)
+                if help { PendulumPicture.drawHelp(into: &whole, style: style) }
+                #expect(grids.0.cells == whole.cells, "\(style) \(width)x\(height) frame \(frame)")
+                let changed = grids.0 != grids.1
+                #expect(changed == (grids.0.cells != grids.1.cells))
+                if changed || lastWhole == nil, frame % 7 != 0 {
+                    let bytes = Self.frameBytes(grids.0, over: &shown)
+                    #expect(bytes == Self.referenceFrame(whole, over: lastWhole), "\(style) \(width)x\(height) frame \(frame)")
+                    #expect(shown.cells == whole.cells)
+                    lastWhole = whole
+                }
+                swap(&grids.0, &grids.1)
+            }
+        }
     }
 }

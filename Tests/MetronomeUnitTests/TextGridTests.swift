@@ -77,4 +77,28 @@ import MetronomeTestSupport
         one.put("x", x: 0, y: 0)
         #expect(one != other)
     }
+
+    /// A grid that takes another's cells reports each row's changed span as found cell by cell,
+    /// becomes it, and then compares with the next copy of the same grid as the other would: as the
+    /// screen keeps what the terminal shows.
+    @Test func aGridThatTakesAnothersCellsReportsTheChangedSpansAndBecomesIt() {
+        var dice = Dice(seed: 41)
+        let body = Self.backdrop(width: 30, height: 8)
+        var shown = Self.backdrop(width: 30, height: 8), frame = TextGrid(width: 30, height: 8)
+        for round in 0..<300 {
+            frame.copy(from: body)
+            Self.scribble(&frame, &dice)
+            // Now and then a frame the screen is not given.
+            if round % 5 == 4 { continue }
+            let before = shown.cells
+            var spans: [Int: Range<Int>] = [:]
+            shown.take(frame) { row, columns in spans[row] = columns }
+            for y in 0..<8 {
+                let changed = (0..<30).filter { before[y * 30 + $0] != frame.cells[y * 30 + $0] }
+                #expect(spans[y] == changed.first.map { $0..<(changed.last! + 1) }, "round \(round) row \(y)")
+            }
+            #expect(shown.cells == frame.cells)
+            #expect(shown.isCopy(ofTheSameGridAs: frame))
+        }
+    }
 }
