@@ -1,3 +1,4 @@
+import CAllocationCounter
 import Glibc
 @testable import MetronomeSupport
 @testable import MetronomeTiming
@@ -41,9 +42,13 @@ import MetronomeTestSupport
 
     @Test func rowsAndColumnsAreWrittenInDecimal() {
         for value in [0, 1, 9, 10, 35, 99, 100, 101, 999, 1_000, 4_096, 65_535] {
-            var buffer: [UInt8] = []
-            TerminalScreen.appendDecimal(value, into: &buffer)
-            #expect(buffer == Array(String(value).utf8))
+            var bytes = [UInt8](repeating: 0, count: 20)
+            let count = bytes.withUnsafeMutableBufferPointer { bytes in
+                var cursor = bytes.baseAddress!
+                TerminalScreen.putDecimal(value, at: &cursor)
+                return cursor - bytes.baseAddress!
+            }
+            #expect(Array(bytes[..<count]) == Array(String(value).utf8))
         }
     }
 
@@ -77,9 +82,10 @@ import MetronomeTestSupport
     }
 
     static func frameBytes(_ grid: TextGrid, over shown: inout TextGrid) -> [UInt8] {
-        var bytes: [UInt8] = []
-        TerminalScreen.frame(grid, over: &shown, into: &bytes)
-        return bytes
+        let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: TerminalScreen.room(for: grid))
+        defer { bytes.deallocate() }
+        let count = TerminalScreen.frame(grid, over: &shown, into: bytes)
+        return Array(bytes[..<count])
     }
 
     /// A run's frames as the live view makes them: the body drawn once a size, each frame over a
@@ -127,4 +133,31 @@ import MetronomeTestSupport
             }
         }
     }
+
+    /// Once the grids and the room for the bytes are made, a frame (the copy of the body, the
+    /// front, the comparison with the last, the bytes) allocates nothing.
+    @Test(.enabled(if: metronome_counting_available() != 0, "a sanitizer owns malloc"), arguments: PictureStyle.allCases)
+    func aFrameAllocatesNothing(style: PictureStyle) {
+        let status = PendulumStatus(tempo: Tempo(bpm: 137)!, meter: .common, bar: 3, beatInBar: 2, elapsedSeconds: 5, underruns: 0)
+        let line = status.text(width: 100)
+        var body = TextGrid(width: 100, height: 35)
+        PendulumPicture.drawBody(into: &body, style: style)
+        var grids = (TextGrid(width: 100, height: 35), TextGrid(width: 100, height: 35))
+        var shown = TextGrid(width: 0, height: 0)
+        let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: TerminalScreen.room(for: body))
+        defer { bytes.deallocate() }
+        var written = 0
+        for frame in 0..<200 {
+            // The first frames share what the screen took whole until each grid has its own cells.
+            if frame == 4 { metronome_counting_begin() }
+            grids.0.copy(from: body)
+            PendulumPicture.drawFront(into: &grids.0, angle: Double(frame % 60) - 30, status: status, statusLine: line, style: style)
+            if grids.0 != grids.1 { written += TerminalScreen.frame(grids.0, over: &shown, into: bytes) }
+            swap(&grids.0, &grids.1)
+        }
+        let allocations = metronome_counting_end()
+        #expect(written > 0)
+        #expect(allocations == 0)
+    }
 }
+
