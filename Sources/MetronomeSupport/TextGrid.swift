@@ -196,6 +196,17 @@ public struct TextGrid: Equatable, Sendable {
         let width = self.width, row = y * width
         var end = x
         cells.withUnsafeMutableBufferPointer { cells in
+            // ASCII up to the edge (the status line, every word): a byte a cell, no scalar decoded.
+            let ascii = text.utf8.withContiguousStorageIfAvailable { bytes in
+                let last = max(0, min(bytes.count, width - x))  // the bytes up to the right edge
+                var any: UInt8 = 0
+                for index in 0..<last { any |= bytes[index] }
+                guard any < 0x80 else { return false }
+                for index in min(max(0, -x), last)..<last { cells[row + x + index] = UInt32(bytes[index]) }
+                end = x + last
+                return true
+            }
+            guard ascii != true else { return }
             for scalar in text.unicodeScalars {
                 if end >= width { break }
                 if end >= 0 { cells[row + end] = scalar.value }

@@ -78,6 +78,18 @@ import MetronomeTestSupport
         #expect(one != other)
     }
 
+    /// Text written is its scalars put a cell each, clipped to the grid, ASCII or not, wherever it starts.
+    @Test func textWrittenIsItsScalarsPutOneACell() {
+        for text in ["137 bpm  4/4  12:3   1  2 [3] 4   01:23  ? keys  q quit", "[#]", "\u{2590}\u{2588}\u{258C}", "ab é★ cd", ""] {
+            for x in -60...24 {
+                var written = TextGrid(width: 20, height: 3), put = written
+                written.write(text, x: x, y: 1)
+                for (offset, scalar) in text.unicodeScalars.enumerated() { put.put(scalar, x: x + offset, y: 1) }
+                #expect(written.cells == put.cells, "\(text) at \(x)")
+            }
+        }
+    }
+
     /// A grid that takes another's cells reports each row's changed span as found cell by cell,
     /// becomes it, and then compares with the next copy of the same grid as the other would: as the
     /// screen keeps what the terminal shows.
