@@ -92,14 +92,8 @@ public enum PendulumPicture {
                 grid.put(rodCharacter, x: Int((Double(centre) + dx * along).rounded()), y: Int(pivotRow) - rise)
             }
         case .unicode:
-            // Braille dots, two across and four down a cell, an eighth of a row apart along the rod,
-            // from the middle of the pivot's cell.
-            let steps = Int(length * 8)
-            for step in 0...steps {
-                let along = Double(step) / 8
-                let x = (Double(centre) + 0.5 + dx * along) * 2, y = (pivotRow + 0.5 + dy * along) * 4
-                grid.dot(x: Int(x.rounded(.down)), y: Int(y.rounded(.down)))
-            }
+            // From the middle of the pivot's cell.
+            drawBrailleRod(into: &grid, from: (Double(centre) + 0.5, pivotRow + 0.5), direction: (dx, dy), length: length)
         }
         // The weight, two thirds of the way up; marked on the first beat of the bar.
         let weightAt = length * 0.62
@@ -118,6 +112,28 @@ public enum PendulumPicture {
             grid.write(mark, x: mark.hasPrefix("late") ? max(0, width - 1 - mark.utf8.count) : 1, y: 0)
         }
         grid.write(statusLine, x: 0, y: height - 1)
+    }
+
+    /// The rod in braille dots, two across and four down a cell, an eighth of a row apart along it
+    /// from `start` (in cells) for `length` rows. The dots are gathered a cell at a time (a cell's
+    /// dots are neighbours along the rod) and each cell set once, as `dot` would set them one by one.
+    static func drawBrailleRod(into grid: inout TextGrid, from start: (x: Double, y: Double), direction: (dx: Double, dy: Double),
+                               length: Double) {
+        let steps = Int(length * 8), dotColumns = Double(grid.width * 2), dotRows = Double(grid.height * 4)
+        var cell = (x: -1, y: -1), bits: UInt32 = 0
+        for step in 0...steps {
+            let along = Double(step) / 8
+            let x = (start.x + direction.dx * along) * 2, y = (start.y + direction.dy * along) * 4
+            // Off the grid, no dot; on it, not negative, `Int` truncates to the floor.
+            guard x >= 0, y >= 0, x < dotColumns, y < dotRows else { continue }
+            let dotX = Int(x), dotY = Int(y)
+            if dotX >> 1 != cell.x || dotY >> 2 != cell.y {
+                grid.dots(bits, x: cell.x, y: cell.y)
+                (cell, bits) = ((dotX >> 1, dotY >> 2), 0)
+            }
+            bits |= TextGrid.brailleBit(x: dotX & 1, y: dotY & 3)
+        }
+        grid.dots(bits, x: cell.x, y: cell.y)
     }
 
     /// One line: the rod's position as a marker between two walls, then the status.

@@ -35,7 +35,7 @@ public struct TextGrid: Equatable, Sendable {
     static let braille: ClosedRange<UInt32> = 0x2800...0x28FF
     /// The bit of the dot in column `x` (0, 1) and row `y` (0...3) of a braille
     /// cell: dots 1-2-3 down the left, 4-5-6 down the right, 7 and 8 below.
-    static func brailleBit(x: Int, y: Int) -> UInt32 {
+    @inlinable public static func brailleBit(x: Int, y: Int) -> UInt32 {
         y == 3 ? (x == 0 ? 0x40 : 0x80) : 1 << UInt32(y + 3 * x)
     }
 
@@ -221,10 +221,18 @@ public struct TextGrid: Equatable, Sendable {
     /// is drawn in dots is in front of what was drawn before.
     public mutating func dot(x: Int, y: Int) {
         guard x >= 0, y >= 0, x < width * 2, y < height * 4 else { return }
-        let index = (y / 4) * width + x / 2
-        let bit = Self.brailleBit(x: x % 2, y: y % 4)
-        cells[index] = Self.braille.contains(cells[index]) ? cells[index] | bit : Self.braille.lowerBound | bit
-        drawn[y / 4].add(x / 2, x / 2 + 1)
+        dots(Self.brailleBit(x: x % 2, y: y % 4), x: x / 2, y: y / 4)
+    }
+
+    /// Sets the braille dots `bits` (`brailleBit`s) of the cell at column `x`, row `y`, as `dot`
+    /// does one at a time: a line of dots is set a cell at a time. No bits, no change.
+    public mutating func dots(_ bits: UInt32, x: Int, y: Int) {
+        guard bits != 0, x >= 0, y >= 0, x < width, y < height else { return }
+        let index = y * width + x
+        cells.withUnsafeMutableBufferPointer { cells in
+            cells[index] = Self.braille.contains(cells[index]) ? cells[index] | bits : Self.braille.lowerBound | bits
+        }
+        drawn[y].add(x, x + 1)
     }
 
     public func character(x: Int, y: Int) -> Unicode.Scalar { Unicode.Scalar(cells[y * width + x]) ?? " " }
