@@ -53,10 +53,10 @@ package enum PendulumPicture {
             let fraction = Double(row - top) / Double(max(layout.bodyHeight - 1, 1))
             let half = Int((Double(layout.topHalf) + Double(layout.bottomHalf - layout.topHalf) * fraction).rounded())
             if row == top {
-                for x in (centre - half)...(centre + half) { grid.put(glyphs.topEdge, x: x, y: row - 1) }
+                grid.fill(glyphs.topEdge, x: (centre - half)...(centre + half), y: row - 1)
             }
             if row == base {
-                for x in (centre - half - 1)...(centre + half + 1) { grid.put(glyphs.base, x: x, y: row) }
+                grid.fill(glyphs.base, x: (centre - half - 1)...(centre + half + 1), y: row)
             } else {
                 grid.put(glyphs.leftSide, x: centre - half, y: row)
                 grid.put(glyphs.rightSide, x: centre + half, y: row)
@@ -92,14 +92,8 @@ package enum PendulumPicture {
                 grid.put(rodCharacter, x: Int((Double(centre) + dx * along).rounded()), y: Int(pivotRow) - rise)
             }
         case .unicode:
-            // Braille dots, two across and four down a cell, an eighth of a row apart along the rod,
-            // from the middle of the pivot's cell.
-            let steps = Int(length * 8)
-            for step in 0...steps {
-                let along = Double(step) / 8
-                let x = (Double(centre) + 0.5 + dx * along) * 2, y = (pivotRow + 0.5 + dy * along) * 4
-                grid.dot(x: Int(x.rounded(.down)), y: Int(y.rounded(.down)))
-            }
+            // From the middle of the pivot's cell.
+            drawBrailleRod(into: &grid, from: (Double(centre) + 0.5, pivotRow + 0.5), direction: (dx, dy), length: length)
         }
         // The weight, two thirds of the way up; marked on the first beat of the bar.
         let weightAt = length * 0.62
@@ -111,13 +105,35 @@ package enum PendulumPicture {
         for offset in 1...coverHeight {
             let row = base - offset
             let half = max(2, layout.bottomHalf / 3) - offset / 2
-            for x in (centre - half)...(centre + half) { grid.put(glyphs.cover, x: x, y: row) }
+            grid.fill(glyphs.cover, x: (centre - half)...(centre + half), y: row)
         }
         // The practice inspector's word on the last note, where a timeline would put it: early on the left, late on the right.
         if let mark = status.practice?.mark {
             grid.write(mark, x: mark.hasPrefix("late") ? max(0, width - 1 - mark.utf8.count) : 1, y: 0)
         }
         grid.write(statusLine, x: 0, y: height - 1)
+    }
+
+    /// The rod in braille dots, two across and four down a cell, an eighth of a row apart along it
+    /// from `start` (in cells) for `length` rows. The dots are gathered a cell at a time (a cell's
+    /// dots are neighbours along the rod) and each cell set once, as `dot` would set them one by one.
+    static func drawBrailleRod(into grid: inout TextGrid, from start: (x: Double, y: Double), direction: (dx: Double, dy: Double),
+                               length: Double) {
+        let steps = Int(length * 8), dotColumns = Double(grid.width * 2), dotRows = Double(grid.height * 4)
+        var cell = (x: -1, y: -1), bits: UInt32 = 0
+        for step in 0...steps {
+            let along = Double(step) / 8
+            let x = (start.x + direction.dx * along) * 2, y = (start.y + direction.dy * along) * 4
+            // Off the grid, no dot; on it, not negative, `Int` truncates to the floor.
+            guard x >= 0, y >= 0, x < dotColumns, y < dotRows else { continue }
+            let dotX = Int(x), dotY = Int(y)
+            if dotX >> 1 != cell.x || dotY >> 2 != cell.y {
+                grid.dots(bits, x: cell.x, y: cell.y)
+                (cell, bits) = ((dotX >> 1, dotY >> 2), 0)
+            }
+            bits |= TextGrid.brailleBit(x: dotX & 1, y: dotY & 3)
+        }
+        grid.dots(bits, x: cell.x, y: cell.y)
     }
 
     /// One line: the rod's position as a marker between two walls, then the status.
@@ -154,17 +170,15 @@ package enum PendulumPicture {
         guard grid.width >= boxWidth, grid.height >= boxHeight + 1 else { return }
         let left = (grid.width - boxWidth) / 2, top = max(0, (grid.height - 1 - boxHeight) / 2)
         let bottom = top + boxHeight - 1, right = left + boxWidth - 1
-        for x in left...right {
-            grid.put(glyphs.horizontal, x: x, y: top)
-            grid.put(glyphs.horizontal, x: x, y: bottom)
-        }
+        grid.fill(glyphs.horizontal, x: left...right, y: top)
+        grid.fill(glyphs.horizontal, x: left...right, y: bottom)
         grid.put(glyphs.corners.topLeft, x: left, y: top)
         grid.put(glyphs.corners.topRight, x: right, y: top)
         grid.put(glyphs.corners.bottomLeft, x: left, y: bottom)
         grid.put(glyphs.corners.bottomRight, x: right, y: bottom)
         for (row, line) in helpLines.enumerated() {
             let y = top + 1 + row
-            for x in (left + 1)..<right { grid.put(" ", x: x, y: y) }
+            grid.fill(" ", x: (left + 1)...(right - 1), y: y)
             grid.put(glyphs.vertical, x: left, y: y)
             grid.put(glyphs.vertical, x: right, y: y)
             grid.write(line, x: left + 2, y: y)

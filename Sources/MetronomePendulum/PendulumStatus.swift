@@ -77,8 +77,9 @@ package struct PendulumStatus: Sendable, Equatable {
                      place + boxes + state + summary + ["? keys", "q quit"],
                      place + state + summary + ["? keys", "q quit"],
                      place + state + summary + ["q quit"],
-                     place + state + ["q quit"]].map { $0.joined(separator: "  ") }
-        let line = lines.first { $0.utf8.count <= width } ?? lines[lines.count - 1]
+                     place + state + ["q quit"]].lazy.map { $0.joined(separator: "  ") }
+        // Joined one at a time until one fits: most often the first.
+        let line = lines.first { $0.utf8.count <= width } ?? lines[lines.index(before: lines.endIndex)]
         return String(line.utf8.prefix(width)) ?? ""
     }
 }

@@ -9,12 +9,14 @@ import MetronomeSupport
 package final class TerminalScreen {
     private let keys: KeyInput
     /// What the terminal shows now (empty: nothing known), kept in place frame to frame.
-    private var shown: [UInt32] = []
-    private var shownWidth = 0
+    private var shown = TextGrid(width: 0, height: 0)
     private var active = true
     /// Given back for a stop (Ctrl-Z) and not taken again: nothing is drawn, and `leave` has nothing to restore.
     private var suspended = false
     private var buffer: [UInt8] = []
+    /// Where a frame's bytes are made before they go into `buffer`, room for the largest
+    /// frame of the size: a byte is a store, with no check of room or of uniqueness.
+    private var scratch = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
     /// The terminal opened again for the frames, non-blocking (an open file description of
     /// our own, so the shell's stays as it was): a frame is one `write`, with no `poll` for
     /// room before it. -1 where it cannot be opened: frames go to stdout, polled first.
@@ -55,12 +57,13 @@ package final class TerminalScreen {
         suspended = false
         keys.enter()
         enterScreen()
-        shown.removeAll(keepingCapacity: true)
+        shown = TextGrid(width: 0, height: 0)
     }
 
     deinit {
         leave()
         if frames >= 0 { close(frames) }
+        scratch.deallocate()
     }
 
     package var keyInput: KeyInput { keys }
@@ -74,7 +77,7 @@ package final class TerminalScreen {
 
     /// Forgets what is on screen, so the next frame is drawn whole (after a resize).
     package func invalidate() {
-        shown.removeAll(keepingCapacity: true)
+        shown = TextGrid(width: 0, height: 0)
         Self.emit("\u{1B}[2J")
     }
 
@@ -84,104 +87,112 @@ package final class TerminalScreen {
         var buffer = self.buffer
         var shown = self.shown
         self.buffer = []
-        self.shown = []
+        self.shown = TextGrid(width: 0, height: 0)
         defer {
             self.buffer = buffer
             self.shown = shown
         }
+        let room = Self.room(for: grid)
+        if scratch.count < room {
+            scratch.deallocate()
+            scratch = .allocate(capacity: room)
+        }
+        let count = Self.frame(grid, over: &shown, into: scratch)
+        guard count > 0 else { return }
         buffer.removeAll(keepingCapacity: true)
-        let whole = shownWidth != grid.width || shown.count != grid.cells.count
-        if whole {
-            shown = grid.cells
-            shownWidth = grid.width
-        }
-        let width = grid.width
-        grid.cells.withUnsafeBufferPointer { now in
-            shown.withUnsafeMutableBufferPointer { before in
-                for row in 0..<grid.height {
-                    let start = row * width
-                    var first = 0, last = width - 1
-                    if !whole {
-                        // Only the changed span of the row.
-                        guard let span = Self.changedSpan(now.baseAddress! + start, before.baseAddress! + start, count: width) else { continue }
-                        first = span.lowerBound
-                        last = span.upperBound - 1
-                        (before.baseAddress! + start + first).update(from: now.baseAddress! + start + first, count: last - first + 1)
-                    }
-                    Self.appendCursorMove(toRow: row + 1, column: first + 1, into: &buffer)
-                    for value in now[(start + first)...(start + last)] { Self.appendUTF8(value, into: &buffer) }
-                }
-            }
-        }
-        guard !buffer.isEmpty else { return }
+        buffer.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<count]))
         // A terminal that stopped reading loses the frame (the next is drawn whole) rather than the loop.
         let written = frames >= 0 ? BoundedWrite.writeAtOnce(frames, buffer, waitingAtMost: Self.frameWait)
                                   : BoundedWrite.write(STDOUT_FILENO, buffer, waitingAtMost: Self.frameWait)
-        if !written { shown.removeAll(keepingCapacity: true) }
+        if !written { shown = TextGrid(width: 0, height: 0) }
     }
 
-    /// The cells from the first that differs to the last that does, nil when
-    /// none does: eight at a time from each end, one vector compare each.
-    static func changedSpan(_ now: UnsafePointer<UInt32>, _ before: UnsafePointer<UInt32>, count: Int) -> Range<Int>? {
-        let lanes = SIMD8<UInt32>.scalarCount
-        var first = 0
-        while first + lanes <= count,
-              all(UnsafeRawPointer(now + first).loadUnaligned(as: SIMD8<UInt32>.self)
-                .== UnsafeRawPointer(before + first).loadUnaligned(as: SIMD8<UInt32>.self)) {
-            first += lanes
+    /// The most bytes a frame of `grid` can take: every row moved to and every cell in four bytes.
+    static func room(for grid: TextGrid) -> Int { grid.height * cursorMoveRoom + grid.cells.count * 4 }
+
+    /// `ESC [ row ; column H`, each number at most 20 digits.
+    static let cursorMoveRoom = 44
+
+    /// The bytes that turn what the terminal shows (`shown`, empty: nothing known) into `grid`,
+    /// into `bytes` (at least `room(for:)` long); returns how many. `shown` becomes `grid`. Only
+    /// the changed span of each row is written, and where both are copies of one grid (frames over
+    /// one still body), only the columns either drew are compared.
+    static func frame(_ grid: TextGrid, over shown: inout TextGrid, into bytes: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        precondition(bytes.count >= room(for: grid), "no room for the frame")
+        guard var cursor = bytes.baseAddress else {  // no room: a grid with no cells
+            shown = grid
+            return 0
         }
-        while first < count, now[first] == before[first] { first += 1 }
-        guard first < count else { return nil }
-        var end = count
-        while end - lanes > first,
-              all(UnsafeRawPointer(now + end - lanes).loadUnaligned(as: SIMD8<UInt32>.self)
-                .== UnsafeRawPointer(before + end - lanes).loadUnaligned(as: SIMD8<UInt32>.self)) {
-            end -= lanes
+        if shown.width != grid.width || shown.height != grid.height {
+            shown = grid
+            for row in 0..<grid.height { putRow(row, columns: 0..<grid.width, of: grid, at: &cursor) }
+        } else {
+            shown.take(grid) { row, columns in putRow(row, columns: columns, of: grid, at: &cursor) }
         }
-        while now[end - 1] == before[end - 1] { end -= 1 }
-        return first..<end
+        return cursor - bytes.baseAddress!
     }
 
-    /// `ESC [ row ; column H` without building a String.
-    static func appendCursorMove(toRow row: Int, column: Int, into buffer: inout [UInt8]) {
-        buffer.append(0x1B)
-        buffer.append(UInt8(ascii: "["))
-        appendDecimal(row, into: &buffer)
-        buffer.append(UInt8(ascii: ";"))
-        appendDecimal(column, into: &buffer)
-        buffer.append(UInt8(ascii: "H"))
+    /// A move to `columns` of `row` and the cells there.
+    static func putRow(_ row: Int, columns: Range<Int>, of grid: TextGrid, at cursor: inout UnsafeMutablePointer<UInt8>) {
+        putCursorMove(toRow: row + 1, column: columns.lowerBound + 1, at: &cursor)
+        grid.cells.withUnsafeBufferPointer { cells in
+            for index in (row * grid.width + columns.lowerBound)..<(row * grid.width + columns.upperBound) {
+                putUTF8(cells[index], at: &cursor)
+            }
+        }
+    }
+
+    /// `ESC [ row ; column H`.
+    static func putCursorMove(toRow row: Int, column: Int, at cursor: inout UnsafeMutablePointer<UInt8>) {
+        cursor[0] = 0x1B
+        cursor[1] = UInt8(ascii: "[")
+        cursor += 2
+        putDecimal(row, at: &cursor)
+        cursor.pointee = UInt8(ascii: ";")
+        cursor += 1
+        putDecimal(column, at: &cursor)
+        cursor.pointee = UInt8(ascii: "H")
+        cursor += 1
     }
 
     /// A Unicode scalar value in UTF-8.
-    static func appendUTF8(_ value: UInt32, into buffer: inout [UInt8]) {
+    static func putUTF8(_ value: UInt32, at cursor: inout UnsafeMutablePointer<UInt8>) {
         switch value {
         case ..<0x80:
-            buffer.append(UInt8(value))
+            cursor[0] = UInt8(value)
+            cursor += 1
         case ..<0x800:
-            buffer.append(0xC0 | UInt8(value >> 6))
-            buffer.append(0x80 | UInt8(value & 0x3F))
+            cursor[0] = 0xC0 | UInt8(value >> 6)
+            cursor[1] = 0x80 | UInt8(value & 0x3F)
+            cursor += 2
         case ..<0x10000:
-            buffer.append(0xE0 | UInt8(value >> 12))
-            buffer.append(0x80 | UInt8(value >> 6 & 0x3F))
-            buffer.append(0x80 | UInt8(value & 0x3F))
+            cursor[0] = 0xE0 | UInt8(value >> 12)
+            cursor[1] = 0x80 | UInt8(value >> 6 & 0x3F)
+            cursor[2] = 0x80 | UInt8(value & 0x3F)
+            cursor += 3
         default:
-            buffer.append(0xF0 | UInt8(value >> 18))
-            buffer.append(0x80 | UInt8(value >> 12 & 0x3F))
-            buffer.append(0x80 | UInt8(value >> 6 & 0x3F))
-            buffer.append(0x80 | UInt8(value & 0x3F))
+            cursor[0] = 0xF0 | UInt8(value >> 18)
+            cursor[1] = 0x80 | UInt8(value >> 12 & 0x3F)
+            cursor[2] = 0x80 | UInt8(value >> 6 & 0x3F)
+            cursor[3] = 0x80 | UInt8(value & 0x3F)
+            cursor += 4
         }
     }
 
-    static func appendDecimal(_ value: Int, into buffer: inout [UInt8]) {
-        // Rows and columns: one to four digits, most often two.
+    /// A row or a column in decimal: most often two digits, divided by a constant.
+    static func putDecimal(_ value: Int, at cursor: inout UnsafeMutablePointer<UInt8>) {
         let zero = UInt8(ascii: "0")
-        var power = 1
-        while power <= value / 10 { power *= 10 }
-        var rest = value
-        while power > 0 {
-            buffer.append(zero + UInt8(rest / power))
-            rest %= power
-            power /= 10
+        if value < 10 {
+            cursor[0] = zero + UInt8(value)
+            cursor += 1
+        } else if value < 100 {
+            cursor[0] = zero + UInt8(value / 10)
+            cursor[1] = zero + UInt8(value % 10)
+            cursor += 2
+        } else {
+            putDecimal(value / 10, at: &cursor)
+            cursor[0] = zero + UInt8(value % 10)
+            cursor += 1
         }
     }
 

@@ -225,6 +225,30 @@ import MetronomeTestSupport
         #expect(moves >= 100)
     }
 
+    /// The braille rod, its dots gathered a cell at a time, is the rod set a dot at a time, over a
+    /// blank grid and over the body, at every angle, in sizes where it stays inside and where it leaves the grid.
+    @Test func theBrailleRodIsItsDotsSetOneAtATime() {
+        for (width, height) in [(100, 35), (60, 22), (24, 12), (7, 5)] {
+            var body = TextGrid(width: width, height: height)
+            PendulumPicture.drawBody(into: &body, style: .unicode)
+            for background in [TextGrid(width: width, height: height), body] {
+                for tenth in stride(from: -900, through: 900, by: 3) {
+                    let radians = Double(tenth) / 10 * Double.pi / 180
+                    let direction = (dx: sin(radians) * 2, dy: -cos(radians))
+                    let start = (x: Double(width / 2) + 0.5, y: Double(height) - 2.5), length = Double(height) * 0.9
+                    var gathered = background, single = background
+                    PendulumPicture.drawBrailleRod(into: &gathered, from: start, direction: direction, length: length)
+                    for step in 0...Int(length * 8) {
+                        let along = Double(step) / 8
+                        let x = (start.x + direction.dx * along) * 2, y = (start.y + direction.dy * along) * 4
+                        single.dot(x: Int(x.rounded(.down)), y: Int(y.rounded(.down)))
+                    }
+                    #expect(gathered.cells == single.cells, "\(width)x\(height) at \(Double(tenth) / 10)")
+                }
+            }
+        }
+    }
+
     @Test func thePictureIsCentred() {
         let grid = PendulumPicture.draw(width: 61, height: 22, angle: 0, status: status)
         let rod = (0..<grid.height).compactMap { y in (0..<grid.width).first { grid.character(x: $0, y: y) == "|" } }

@@ -1,4 +1,8 @@
+import CAllocationCounter
+import Glibc
 @testable import MetronomeSupport
+@testable import MetronomeTiming
+@testable import MetronomePendulum
 @testable import MetronomeTerminal
 import Testing
 import MetronomeTestSupport
@@ -28,7 +32,7 @@ import MetronomeTestSupport
                 }
                 let span = now.withUnsafeBufferPointer { a in
                     before.withUnsafeBufferPointer { b in
-                        TerminalScreen.changedSpan(a.baseAddress ?? UnsafePointer(bitPattern: 8)!, b.baseAddress ?? UnsafePointer(bitPattern: 8)!, count: width)
+                        TextGrid.changedSpan(a.baseAddress ?? UnsafePointer(bitPattern: 8)!, b.baseAddress ?? UnsafePointer(bitPattern: 8)!, count: width)
                     }
                 }
                 #expect(span == Self.reference(now, before), "width \(width): \(now) against \(before)")
@@ -38,9 +42,13 @@ import MetronomeTestSupport
 
     @Test func rowsAndColumnsAreWrittenInDecimal() {
         for value in [0, 1, 9, 10, 35, 99, 100, 101, 999, 1_000, 4_096, 65_535] {
-            var buffer: [UInt8] = []
-            TerminalScreen.appendDecimal(value, into: &buffer)
-            #expect(buffer == Array(String(value).utf8))
+            var bytes = [UInt8](repeating: 0, count: 20)
+            let count = bytes.withUnsafeMutableBufferPointer { bytes in
+                var cursor = bytes.baseAddress!
+                TerminalScreen.putDecimal(value, at: &cursor)
+                return cursor - bytes.baseAddress!
+            }
+            #expect(Array(bytes[..<count]) == Array(String(value).utf8))
         }
     }
 
@@ -55,4 +63,101 @@ import MetronomeTestSupport
         grid.write("xyz", x: 4, y: 1)
         #expect(grid.line(1) == "   éx")
     }
+
+    /// The bytes that turn `before` (nil: nothing known) into `grid`, cell by cell: each row whole
+    /// after nothing or a resize, else from its first changed cell to its last.
+    static func referenceFrame(_ grid: TextGrid, over before: TextGrid?) -> [UInt8] {
+        var text = ""
+        for y in 0..<grid.height {
+            let row = (0..<grid.width).map { grid.character(x: $0, y: y) }
+            var first = 0, last = grid.width - 1
+            if let before, before.width == grid.width, before.height == grid.height {
+                let changed = (0..<grid.width).filter { row[$0] != before.character(x: $0, y: y) }
+                guard let start = changed.first, let end = changed.last else { continue }
+                (first, last) = (start, end)
+            }
+            text += "\u{1B}[\(y + 1);\(first + 1)H" + String(String.UnicodeScalarView(row[first...last]))
+        }
+        return Array(text.utf8)
+    }
+
+    static func frameBytes(_ grid: TextGrid, over shown: inout TextGrid) -> [UInt8] {
+        let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: TerminalScreen.room(for: grid))
+        defer { bytes.deallocate() }
+        let count = TerminalScreen.frame(grid, over: &shown, into: bytes)
+        return Array(bytes[..<count])
+    }
+
+    /// A run's frames as the live view makes them: the body drawn once a size, each frame over a
+    /// copy of it in one of two grids in turn, the help box some of the time, frames left undrawn
+    /// where nothing changed and now and then at random, resizes that forget what is shown. Each
+    /// grid is the picture drawn whole, and the screen writes the bytes the whole grids ask for.
+    @Test(arguments: PictureStyle.allCases)
+    func framesOverTheBodyWriteWhatTheWholePicturesDo(style: PictureStyle) {
+        var status = PendulumStatus(tempo: Tempo(bpm: 137)!, meter: .common, bar: 1, beatInBar: 1, elapsedSeconds: 0, underruns: 0)
+        let sizes = [(100, 35), (60, 22), (100, 35), (30, 6), (24, 12), (100, 35)]
+        var shown = TextGrid(width: 0, height: 0), lastWhole: TextGrid?
+        var frame = 0
+        for (width, height) in sizes {
+            var body = TextGrid(width: width, height: height)
+            PendulumPicture.drawBody(into: &body, style: style)
+            var grids = (TextGrid(width: width, height: height), TextGrid(width: width, height: height))
+            // A resize: the screen forgets what it shows, the next frame is drawn whole.
+            shown = TextGrid(width: 0, height: 0)
+            lastWhole = nil
+            for _ in 0..<150 {
+                frame += 1
+                // 137 bpm at 60 frames/s: a swing of 26.3 frames, eased, resting at each end.
+                let phase = Double(frame).truncatingRemainder(dividingBy: 52.6) / 52.6
+                let angle = max(-30, min(30, 33 * cos(2 * Double.pi * phase)))
+                status.beatInBar = 1 + (frame / 26) % 4
+                status.bar = Int64(1 + frame / 105)
+                status.elapsedSeconds = Int64(frame / 60)
+                let help = (frame / 40) % 3 == 1
+                let line = status.text(width: width)
+                grids.0.copy(from: body)
+                PendulumPicture.drawFront(into: &grids.0, angle: angle, status: status, statusLine: line, style: style)
+                if help { PendulumPicture.drawHelp(into: &grids.0, style: style) }
+                var whole = PendulumPicture.draw(width: width, height: height, angle: angle, status: status, style: style)
+                if help { PendulumPicture.drawHelp(into: &whole, style: style) }
+                #expect(grids.0.cells == whole.cells, "\(style) \(width)x\(height) frame \(frame)")
+                let changed = grids.0 != grids.1
+                #expect(changed == (grids.0.cells != grids.1.cells))
+                if changed || lastWhole == nil, frame % 7 != 0 {
+                    let bytes = Self.frameBytes(grids.0, over: &shown)
+                    #expect(bytes == Self.referenceFrame(whole, over: lastWhole), "\(style) \(width)x\(height) frame \(frame)")
+                    #expect(shown.cells == whole.cells)
+                    lastWhole = whole
+                }
+                swap(&grids.0, &grids.1)
+            }
+        }
+    }
+
+    /// Once the grids and the room for the bytes are made, a frame (the copy of the body, the
+    /// front, the comparison with the last, the bytes) allocates nothing.
+    @Test(.enabled(if: metronome_counting_available() != 0, "a sanitizer owns malloc"), arguments: PictureStyle.allCases)
+    func aFrameAllocatesNothing(style: PictureStyle) {
+        let status = PendulumStatus(tempo: Tempo(bpm: 137)!, meter: .common, bar: 3, beatInBar: 2, elapsedSeconds: 5, underruns: 0)
+        let line = status.text(width: 100)
+        var body = TextGrid(width: 100, height: 35)
+        PendulumPicture.drawBody(into: &body, style: style)
+        var grids = (TextGrid(width: 100, height: 35), TextGrid(width: 100, height: 35))
+        var shown = TextGrid(width: 0, height: 0)
+        let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: TerminalScreen.room(for: body))
+        defer { bytes.deallocate() }
+        var written = 0
+        for frame in 0..<200 {
+            // The first frames share what the screen took whole until each grid has its own cells.
+            if frame == 4 { metronome_counting_begin() }
+            grids.0.copy(from: body)
+            PendulumPicture.drawFront(into: &grids.0, angle: Double(frame % 60) - 30, status: status, statusLine: line, style: style)
+            if grids.0 != grids.1 { written += TerminalScreen.frame(grids.0, over: &shown, into: bytes) }
+            swap(&grids.0, &grids.1)
+        }
+        let allocations = metronome_counting_end()
+        #expect(written > 0)
+        #expect(allocations == 0)
+    }
 }
+
