@@ -36,40 +36,16 @@ package enum Session {
         let passageLog = traced ? LockFreeQueue<Passage>(capacity: 1024) : nil
         track.clickLog = clickLog
         track.passageLog = passageLog
-        var tempoChanges = TempoChanges(after: track.passage)
-        // Opened once the output exists: a render that cannot create its file leaves an existing trace alone.
-        var trace: Trace?
-        func openTrace() throws(SessionError) { trace = try openRenderTrace(settings, track: track) }
-        // Between blocks and before the file is kept: the clicks and tempo
-        // changes of the blocks rendered so far. A trace that cannot be written ends the render.
-        func traceClicks() throws(SessionError) {
-            guard let trace, let clickLog, let passageLog else { return }
-            while let passage = passageLog.pop() {
-                if let frame = tempoChanges.firstFrame(ofChangeTo: passage) { trace.tempo(passage.tempo, frame: frame) }
-            }
-            for click in clickLog.drain() { trace.click(click) }
-            trace.flush()
-            if let error = trace.error { throw error }
-        }
-        do {
+        let trace = RenderTrace(settings, track: track)
+        return try outcome {
             _ = try FileRenderer(path: output, format: format, force: settings.force).render(
                 track, expectedFrames: track.endFrame == nil ? expectedEnd() : nil,
                 interrupted: {
-                    try traceClicks()
+                    if let clickLog, let passageLog { try trace.record(clicks: clickLog.drain(), passages: passageLog.drain()) }
                     feeder?.feed()
                     return signals.takeStop()
-                }, created: openTrace)
-        } catch FileRenderer.Interruption.signal(let signal) {
-            return .stoppedBy(signal: signal)
+                }, created: trace.open)
         }
-        return .finished
-    }
-
-    /// A render's trace, once its output exists: the first tempo, and the song when a setlist plays.
-    static func openRenderTrace(_ settings: Settings, track: ClickTrack) throws(SessionError) -> Trace? {
-        let trace = try settings.trace.map { path throws(SessionError) in try Trace(path: path, force: settings.force) }
-        trace?.begin(tempo: track.schedule.tempo, songs: settings.songs)
-        return trace
     }
 
     /// `--output x.mid`: the same track, its clicks as notes and its passages as the file's tempo map.
@@ -79,26 +55,22 @@ package enum Session {
         guard track.endFrame != nil || expectedEnd() != nil else {
             throw RenderError.badRequest("--output needs a length: add --bars N or --duration T")
         }
-        var tempoChanges = TempoChanges(after: track.passage)
-        var trace: Trace?
-        func openTrace() throws(SessionError) { trace = try openRenderTrace(settings, track: track) }
-        func traceClicks(_ clicks: [StartedClick], _ passages: [Passage]) throws(SessionError) {
-            guard let trace else { return }
-            for passage in passages {
-                if let frame = tempoChanges.firstFrame(ofChangeTo: passage) { trace.tempo(passage.tempo, frame: frame) }
-            }
-            for click in clicks { trace.click(click) }
-            trace.flush()
-            if let error = trace.error { throw error }
-        }
-        do {
+        let trace = RenderTrace(settings, track: track)
+        return try outcome {
             _ = try MIDIRenderer(path: output, force: settings.force).render(
                 track, volume: settings.volume * track.planLevel, markers: TempoMapMarkers(settings.plan),
-                drained: { clicks, passages in try traceClicks(clicks, passages) },
+                drained: trace.record,
                 interrupted: {
                     feeder?.feed()
                     return signals.takeStop()
-                }, created: openTrace)
+                }, created: trace.open)
+        }
+    }
+
+    /// A render run to its end, or stopped by the signal that interrupted it.
+    private static func outcome(of render: () throws -> Void) throws -> RunOutcome {
+        do {
+            try render()
         } catch FileRenderer.Interruption.signal(let signal) {
             return .stoppedBy(signal: signal)
         }
