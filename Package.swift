@@ -31,6 +31,11 @@ let package = Package(
             name: "CAubio",
             providers: [.apt(["libaubio-dev"])]
         ),
+        // JACK's headers only: libjack is loaded when a JACK client opens (dlopen), not linked.
+        .systemLibrary(
+            name: "CJack",
+            providers: [.apt(["libjack-jackd2-dev"])]
+        ),
         // Ableton Link (Debian's ableton-link-dev, header-only, in /usr/include/ableton)
         // behind a C API: one C++ file, so Link and asio compile once.
         .target(
@@ -45,7 +50,7 @@ let package = Package(
         .target(name: "MetronomeLink", dependencies: ["MetronomeSupport", "MetronomeTiming", "CLink"]),
         .target(
             name: "MetronomeAudio",
-            dependencies: ["MetronomeSupport", "MetronomeTiming", "MetronomeLink", "CAlsa", "CSndFile", "CSampleRate",
+            dependencies: ["MetronomeSupport", "MetronomeTiming", "MetronomeLink", "CAlsa", "CJack", "CSndFile", "CSampleRate",
                            .product(name: "SystemPackage", package: "swift-system")]
         ),
         .target(name: "MetronomeRender", dependencies: ["MetronomeSupport", "MetronomeTiming", "MetronomeAudio", "CSndFile", .product(name: "SystemPackage", package: "swift-system")]),

@@ -19,8 +19,12 @@ package struct SinkError: Error, CustomStringConvertible, Sendable, Equatable {
     /// A write that waited for room longer than its bound: the device stopped taking audio.
     package static let stoppedTakingAudio = SinkError(code: -ETIMEDOUT, operation: "wait for room")
 
+    /// The JACK server shut the client down (it quit, or threw the client out).
+    package static let serverGone = SinkError(code: -ESHUTDOWN, operation: "JACK")
+
     package var message: String {
         if self == Self.stoppedTakingAudio { return "it stopped taking audio (the device or its sound server is gone)" }
+        if self == Self.serverGone { return "the JACK server shut it down" }
         return Errno(rawValue: -code).description
     }
     package var description: String { "\(operation): \(message)" }
