@@ -93,6 +93,7 @@ package final class ClickTrack: @unchecked Sendable {
     package init(schedule: ClickSchedule, beat: Sound, bell: Sound, volume: Float = 1, length: TrackLength = .endless,
                 rhythm: Rhythm = .plain, subdivision: Sound? = nil, polyrhythm: Sound? = nil,
                 plan: LockFreeQueue<Passage>? = nil, fastest: ClickSchedule? = nil) {
+        _ = ClickOutputWarmUp.done
         let subdivision = subdivision ?? beat, polyrhythm = polyrhythm ?? bell
         for sound in [beat, bell, subdivision, polyrhythm] {
             precondition(sound.rate == schedule.rate, "sounds must be at the schedule's rate")
@@ -113,7 +114,8 @@ package final class ClickTrack: @unchecked Sendable {
         let clicksPerBeat = Int64(rhythm.subdivision.clicksPerBeat) + Int64(rhythm.polyrhythm?.clicks ?? 0)
         let longest = max(soundLengths.beat, soundLengths.bell, soundLengths.subdivision, soundLengths.polyrhythm)
         let capacity = Int((longest / max(fastest, 1) + 2) * clicksPerBeat)
-        mixer = Mixer(sounds: [(beat.samples, gain), (bell.samples, gain), (subdivision.samples, gain), (polyrhythm.samples, gain)],
+        // In `ClickVoice` order: a sound's slot is its voice.
+        mixer = Mixer(sounds: [(bell.samples, gain), (beat.samples, gain), (subdivision.samples, gain), (polyrhythm.samples, gain)],
                       voiceCapacity: capacity)
 
         let countInClicks = rhythm.countInBars * Int64(schedule.meter.beatsPerBar)
@@ -135,7 +137,8 @@ package final class ClickTrack: @unchecked Sendable {
     }
 
     private enum Slot {
-        static let beat = 0, bell = 1, subdivision = 2, polyrhythm = 3
+        static let bell = ClickVoice.bell.rawValue, beat = ClickVoice.beat.rawValue
+        static let subdivision = ClickVoice.subdivision.rawValue, polyrhythm = ClickVoice.polyrhythm.rawValue
     }
 
     /// The end of a finite track, given the passage that plays to it: the
@@ -190,6 +193,20 @@ package final class ClickTrack: @unchecked Sendable {
     /// track; the rest is silence). Allocates nothing.
     @discardableResult
     package func render(into output: UnsafeMutablePointer<Float>, count: Int) -> Int {
+        render(output, count: count)
+    }
+
+    /// Fills `voices[…][0..<count]` as `render(into:count:)` fills its one
+    /// buffer, each click into the buffer of its voice; summed, they are that
+    /// buffer. Allocates nothing.
+    @discardableResult
+    package func render(into voices: VoiceBuffers, count: Int) -> Int {
+        render(voices, count: count)
+    }
+
+    /// `render(into:count:)` for either output; specialized for each.
+    @discardableResult
+    func render<Output: ClickOutput>(_ output: Output, count: Int) -> Int {
         output.update(repeating: 0, count: count)
         let frames = endFrame.map { Int(max(0, min(Int64(count), $0 - position))) } ?? count
         guard frames > 0 else { return 0 }
@@ -236,6 +253,18 @@ package final class ClickTrack: @unchecked Sendable {
     /// more than a millisecond off its grid. Allocates nothing.
     @discardableResult
     package func render(into output: UnsafeMutablePointer<Float>, count: Int, following link: LinkConductor) -> Int {
+        render(output, count: count, following: link)
+    }
+
+    /// `render(into:count:following:)` by voice, as `render(into:count:)` with `VoiceBuffers`.
+    @discardableResult
+    package func render(into voices: VoiceBuffers, count: Int, following link: LinkConductor) -> Int {
+        render(voices, count: count, following: link)
+    }
+
+    /// `render(into:count:following:)` for either output; specialized for each.
+    @discardableResult
+    func render<Output: ClickOutput>(_ output: Output, count: Int, following link: LinkConductor) -> Int {
         output.update(repeating: 0, count: count)
         let frames = endFrame.map { Int(max(0, min(Int64(count), $0 - position))) } ?? count
         guard frames > 0 else { return 0 }
@@ -256,22 +285,30 @@ package final class ClickTrack: @unchecked Sendable {
         if next != passage { change(to: next) }
     }
 
-    private func startLinked(_ click: LinkClick, tempo bpm: Double, quantum: Int, into output: UnsafeMutablePointer<Float>, count: Int) {
+    private func startLinked<Output: ClickOutput>(_ click: LinkClick, tempo bpm: Double, quantum: Int, into output: Output, count: Int) {
         let beats = Int64(quantum)
         let bar = click.beat >= 0 ? click.beat / beats : -((-click.beat + beats - 1) / beats)
-        let beatInBar = click.beat - bar * beats
-        let tempo = Tempo(clamping: Int64((bpm * 1_000).rounded()))
+        startPlaced(at: click.frame, bar: bar, beatInBar: click.beat - bar * beats, tempo: Tempo(clamping: Int64((bpm * 1_000).rounded())),
+                    beatsPerBar: quantum, into: output, count: count)
+    }
+
+    /// Starts the click of beat `beatInBar` of `bar` at `frame`, where something else
+    /// (a Link session, a JACK transport) placed it; the passage follows it for the
+    /// picture and the keys: a new one when the tempo or the bar changes or the
+    /// click lies more than a millisecond off its grid.
+    private func startPlaced<Output: ClickOutput>(at frame: Int64, bar: Int64, beatInBar: Int64, tempo: Tempo, beatsPerBar: Int,
+                                                  into output: Output, count: Int) {
         let tolerance = max(1, schedule.rate.framesPerSecond / 1_000)
-        let drift = passage.frame(ofClick: nextClick) - click.frame
-        if passage.paused || passage.tempo != tempo || passage.meter.beatsPerBar != quantum || drift > tolerance || drift < -tolerance
+        let drift = passage.frame(ofClick: nextClick) - frame
+        if passage.paused || passage.tempo != tempo || passage.meter.beatsPerBar != beatsPerBar || drift > tolerance || drift < -tolerance
             || passage.bar(ofClick: nextClick) != (bar, beatInBar) {
             var next = passage
-            let meter = Meter(beatsPerBar: quantum, noteValue: passage.meter.noteValue) ?? passage.meter
+            let meter = Meter(beatsPerBar: beatsPerBar, noteValue: passage.meter.noteValue) ?? passage.meter
             next.grid = ClickSchedule(tempo: tempo, meter: meter, rate: schedule.rate)
             next.paused = false
             next.firstClick = nextClick
             next.originClick = nextClick
-            next.originFrame = click.frame
+            next.originFrame = frame
             next.phase = .zero
             next.barClick = nextClick - beatInBar
             next.barNumber = bar
@@ -279,9 +316,32 @@ package final class ClickTrack: @unchecked Sendable {
         }
         if !muted, let sound = passage.sound(ofClick: nextClick) {
             start(sound, of: passage, slot: sound == .beat ? Slot.beat : Slot.bell, click: nextClick, index: 0,
-                  bar: max(0, bar), beatInBar: beatInBar, at: click.frame, into: output, count: count)
+                  bar: max(0, bar), beatInBar: beatInBar, at: frame, into: output, count: count)
         }
         nextClick += 1
+    }
+
+    /// Fills `output[0..<count]` as `render` does, but with the clicks a JACK
+    /// transport's timebase master places (`TransportFollower`): `clicks` at
+    /// their offsets in this period, `tempo` and `beatsPerBar` the master's;
+    /// nil `clicks`: the transport is stopped, the passage rests. Allocates nothing.
+    func render<Output: ClickOutput>(_ output: Output, count: Int, placing clicks: UnsafeBufferPointer<FollowedClick>?,
+                                     tempo: Tempo, beatsPerBar: Int) {
+        output.update(repeating: 0, count: count)
+        mixer.mix(into: output, count: count)
+        if let clicks {
+            var index = 0
+            while index < clicks.count {
+                let click = clicks[index]
+                // The master counts bars from 1, the track from 0.
+                startPlaced(at: position + Int64(click.offset), bar: click.bar - 1, beatInBar: Int64(click.beatInBar), tempo: tempo,
+                            beatsPerBar: beatsPerBar, into: output, count: count)
+                index += 1
+            }
+        } else {
+            rest(at: tempo)
+        }
+        position += Int64(count)
     }
 
     private func nextBeatFrame() -> Int64 {
@@ -311,7 +371,7 @@ package final class ClickTrack: @unchecked Sendable {
         return timing.frame(ofPolyrhythmTick: tick)
     }
 
-    private func startBeat(at frame: Int64, into output: UnsafeMutablePointer<Float>, count: Int) {
+    private func startBeat<Output: ClickOutput>(at frame: Int64, into output: Output, count: Int) {
         let (bar, beat) = passage.bar(ofClick: nextClick)
         if !muted, !passage.isMuted(click: nextClick, bar: bar), let sound = passage.sound(ofClick: nextClick) {
             start(sound, of: passage, slot: sound == .beat ? Slot.beat : Slot.bell, click: nextClick, index: 0,
@@ -320,7 +380,7 @@ package final class ClickTrack: @unchecked Sendable {
         nextClick += 1
     }
 
-    private func startSubdivision(at frame: Int64, into output: UnsafeMutablePointer<Float>, count: Int) {
+    private func startSubdivision<Output: ClickOutput>(at frame: Int64, into output: Output, count: Int) {
         if let timing = timing(ofBeat: subdivisionBeat) {
             let (bar, beat) = timing.bar(ofClick: subdivisionBeat)
             if !muted, !timing.isMuted(click: subdivisionBeat, bar: bar) {
@@ -331,7 +391,7 @@ package final class ClickTrack: @unchecked Sendable {
         advanceSubdivision()
     }
 
-    private func startPolyrhythm(at frame: Int64, into output: UnsafeMutablePointer<Float>, count: Int) {
+    private func startPolyrhythm<Output: ClickOutput>(at frame: Int64, into output: Output, count: Int) {
         if let timing = timing(ofBeat: polyrhythmBar) {
             let (bar, _) = timing.bar(ofClick: polyrhythmBar)
             if !muted, !timing.rhythm.muting.mutes(bar: bar) {
@@ -343,8 +403,8 @@ package final class ClickTrack: @unchecked Sendable {
     }
 
     @inline(__always)
-    private func start(_ sound: ClickSound, of timing: Passage, slot: Int, click: Int64, index: Int, bar: Int64, beatInBar: Int64,
-                       at frame: Int64, into output: UnsafeMutablePointer<Float>, count: Int) {
+    private func start<Output: ClickOutput>(_ sound: ClickSound, of timing: Passage, slot: Int, click: Int64, index: Int, bar: Int64,
+                                            beatInBar: Int64, at frame: Int64, into output: Output, count: Int) {
         guard frame >= position else { return }  // due in a stretch that was skipped
         mixer.start(slot: slot, level: timing.rhythm.level(of: sound, bar: bar) * timing.volume, at: Int(frame - position), into: output, count: count)
         clickLog?.push(StartedClick(click: click, frame: frame, bar: bar, beatInBar: Int32(beatInBar),

@@ -12,12 +12,12 @@ import MetronomeLink
 /// lost (an underrun, or a stall no error reported, `StallWatch`) is skipped,
 /// so late clicks are dropped rather than played late. A sink that takes
 /// frames faster than real time (no device, ALSA `null`) is paced by the clock.
-package final class LivePlayback: @unchecked Sendable {
+package final class LivePlayback: ClickPlayer, @unchecked Sendable {
     package let track: ClickTrack
     package let sink: any AudioSink
     package let position: AudiblePosition
     /// Frames over which a stop fades to silence (5 ms).
-    package let fadeFrames: Int64
+    package var fadeFrames: Int64 { fade.frames }
 
     private let clock: any Timekeeper
     private let stopRequested = Atomic<Bool>(false)
@@ -28,26 +28,30 @@ package final class LivePlayback: @unchecked Sendable {
     /// Practice commands from the main thread, applied before each block.
     private let commands = LockFreeQueue<PracticeCommand>(capacity: 256)
     private var thread: pthread_t?
-    /// The Ableton Link session that places the beats, if the run joined one (set before `start()`).
-    package var link: LinkConductor?
-    /// Where each block played is recorded, for the practice inspector (set before `start()`).
-    package var played: PlayedAudio?
+    /// The Ableton Link session that places the beats, if the run joined one.
+    package let link: LinkConductor?
+    /// Where each block played is recorded, for the practice inspector.
+    private let played: PlayedAudio?
+    /// Whether `start()` asks for real-time priority.
+    private let priority: WriterPriority
 
-    /// A stop that fades ends here; for a `--duration` track, at its last frame.
-    private var stopFrame: Int64
+    /// Where a stop ends, and its fade; for a `--duration` track, at its last frame.
+    private var fade: StopFade
 
-    package init(track: ClickTrack, sink: any AudioSink, clock: any Timekeeper = MonotonicClock()) {
+    /// `position` is where the frame heard is published (one made here unless the caller
+    /// needs it first, as the practice inspector does).
+    package init(track: ClickTrack, sink: any AudioSink, clock: any Timekeeper = MonotonicClock(),
+                 priority: WriterPriority = .ordinary, link: LinkConductor? = nil, played: PlayedAudio? = nil,
+                 position: AudiblePosition? = nil) {
         self.track = track
         self.sink = sink
         self.clock = clock
-        position = AudiblePosition(rate: sink.rate)
-        fadeFrames = max(1, sink.rate.framesPerSecond / 200)
+        self.priority = priority
+        self.link = link
+        self.played = played
+        self.position = position ?? AudiblePosition(rate: sink.rate)
+        fade = StopFade(rate: sink.rate, track: track)
         block = .allocate(capacity: sink.periodFrames)
-        if case .playtime = track.length, let end = track.endFrame {
-            stopFrame = end
-        } else {
-            stopFrame = .max
-        }
     }
 
     deinit { block.deallocate() }
@@ -64,12 +68,19 @@ package final class LivePlayback: @unchecked Sendable {
         return code == SinkError.stoppedTakingAudio.code ? .stoppedTakingAudio : SinkError(code: code, operation: "write")
     }
 
-    /// Whether `start()` asks for real-time priority and locked memory: the live command does; a test need not.
-    package var asksForRealTime = false
-    /// Whether the process's memory was locked before the device was opened (`RealTimeScheduling.lockMemory()`).
-    package var memoryLocked = false
     /// What `start()` was granted; nil before, or when not asked.
     package private(set) var scheduling: RealTimeScheduling?
+
+    package var rate: SampleRate { sink.rate }
+    package var outputName: String { sink.name }
+    /// The device's buffer; nil without a device.
+    package var latencyTenths: Int64? { sink is SilentSink ? nil : Self.latencyTenths(sink) }
+
+    /// A sink's buffer in tenths of a millisecond, rounded.
+    package static func latencyTenths(_ sink: any AudioSink) -> Int64 {
+        let rate = sink.rate.framesPerSecond
+        return (Int64(sink.bufferFrames) * 10_000 + rate / 2) / rate
+    }
 
     /// Starts the audio thread.
     package func start() {
@@ -78,7 +89,9 @@ package final class LivePlayback: @unchecked Sendable {
             return
         }
         thread = handle
-        if asksForRealTime { scheduling = RealTimeScheduling.request(for: handle, memoryLocked: memoryLocked) }
+        if case .realTime(let memoryLocked) = priority {
+            scheduling = RealTimeScheduling.request(for: handle, memoryLocked: memoryLocked)
+        }
     }
 
     /// Hands a practice command to the audio thread; it takes effect at the
@@ -93,6 +106,14 @@ package final class LivePlayback: @unchecked Sendable {
         guard let thread else { return }
         pthread_join(thread, nil)
         self.thread = nil
+    }
+
+    /// Whether the writer thread asks for real-time priority: the live command does
+    /// for a card or PipeWire; a test need not.
+    package enum WriterPriority: Sendable {
+        case ordinary
+        /// `memoryLocked`: whether the process's memory was locked before the device was opened (`RealTimeScheduling.lockMemory()`).
+        case realTime(memoryLocked: Bool)
     }
 
     /// Reads of a stream whose delay report wanders over which its server's latency is averaged, then held (a second at 1024-frame periods).
@@ -147,7 +168,7 @@ package final class LivePlayback: @unchecked Sendable {
                 // Silence needs no fade.
                 if resynchronising { break }
                 // A stop fades out at once, also before the end of a `--duration` track.
-                stopFrame = min(stopFrame, track.position + fadeFrames)
+                fade.stop(at: track.position)
             }
             while let command = commands.pop() {
                 if let link, link.apply(command) { continue }
@@ -164,7 +185,7 @@ package final class LivePlayback: @unchecked Sendable {
                     frames = track.render(into: block, count: period)
                 }
                 if frames == 0 { break }
-                frames = applyFade(from: blockStart, frames: frames)
+                frames = fade.apply(to: block, from: blockStart, count: frames)
             }
 
             let before = clock.now()
@@ -247,7 +268,7 @@ package final class LivePlayback: @unchecked Sendable {
                 link?.restart()
                 stallWatch.restart(after: track.position)
                 anchor = nil
-                if track.position >= stopFrame { break }
+                if track.position >= fade.end { break }
                 continue
             }
             let written = track.position
@@ -271,7 +292,7 @@ package final class LivePlayback: @unchecked Sendable {
                 link?.restart()
                 lastDelay -= takenBack
                 anchor = nil
-                if track.position >= stopFrame { break }
+                if track.position >= fade.end { break }
                 continue
             }
 
@@ -290,7 +311,7 @@ package final class LivePlayback: @unchecked Sendable {
                 let due = anchor.nanoseconds + FrameTime.nanoseconds(inFrames: heard, at: rate)
                 if due > after.nanoseconds { clock.sleep(until: MonotonicInstant(nanoseconds: due)) }
             }
-            if blockStart + Int64(frames) >= stopFrame { break }
+            if blockStart + Int64(frames) >= fade.end { break }
         }
         // A period of silence after the end: once drained, ALSA's jack plugin leaves its port's
         // buffer as it is, and JACK plays that last period again every cycle until the stream closes.
@@ -306,20 +327,4 @@ package final class LivePlayback: @unchecked Sendable {
 
     /// Underruns in a row, each right after a recovery, that mean the device is gone rather than late.
     static let refusalLimit = 3
-
-    /// Fades the block toward `stopFrame` and cuts it there; returns the frames to write.
-    private func applyFade(from start: Int64, frames: Int) -> Int {
-        guard stopFrame != .max else { return frames }
-        let fadeStart = stopFrame - fadeFrames
-        let end = Int(max(0, min(Int64(frames), stopFrame - start)))
-        var index = 0
-        while index < end {
-            let frame = start + Int64(index)
-            if frame >= fadeStart {
-                block[index] *= Float(stopFrame - frame) / Float(fadeFrames)
-            }
-            index += 1
-        }
-        return max(end, 0)
-    }
 }

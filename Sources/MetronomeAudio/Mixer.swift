@@ -1,4 +1,5 @@
-/// A fixed pool of playing voices summed into a mono Float buffer.
+/// A fixed pool of playing voices summed into a mono Float buffer, or each
+/// into the buffer of its voice (`VoiceBuffers`).
 ///
 /// Everything is allocated in `init`: `mix` and `start` touch only raw
 /// memory, so the audio thread can call them without allocating or locking.
@@ -49,17 +50,18 @@ package final class Mixer: @unchecked Sendable {
         voices.deallocate()
     }
 
-    /// Adds every playing voice into `output[0..<count]` and advances it;
-    /// voices that reach their end are released.
+    /// Adds every playing voice into `output[0..<count]` (each into the
+    /// buffer of its slot, `buffer(forSlot:)`) and advances it; voices that
+    /// reach their end are released. Specialized for each output.
     @inline(__always)
-    package func mix(into output: UnsafeMutablePointer<Float>, count: Int) {
+    func mix<Output: ClickOutput>(into output: Output, count: Int) {
         var index = 0
         while index < activeVoices {
             let voice = voices[index]
             let slot = slots[voice.slot]
             let remaining = slot.count - voice.position
             let frames = min(remaining, count)
-            Self.add(slot.samples + voice.position, gain: slot.gain * voice.level, into: output, count: frames)
+            Self.add(slot.samples + voice.position, gain: slot.gain * voice.level, into: output.buffer(forSlot: voice.slot), count: frames)
             if remaining <= count {
                 activeVoices -= 1
                 voices[index] = voices[activeVoices]
@@ -71,13 +73,13 @@ package final class Mixer: @unchecked Sendable {
     }
 
     /// Starts the sound in `slot` at `offset` frames into `output[0..<count]`
-    /// at `level` times the slot's gain, and mixes its first part; it keeps
-    /// playing in later calls to `mix`.
+    /// (the slot's buffer) at `level` times the slot's gain, and mixes its
+    /// first part; it keeps playing in later calls to `mix`.
     @inline(__always)
-    package func start(slot slotIndex: Int, level: Float = 1, at offset: Int, into output: UnsafeMutablePointer<Float>, count: Int) {
+    func start<Output: ClickOutput>(slot slotIndex: Int, level: Float = 1, at offset: Int, into output: Output, count: Int) {
         let slot = slots[slotIndex]
         let frames = min(slot.count, count - offset)
-        Self.add(slot.samples, gain: slot.gain * level, into: output + offset, count: frames)
+        Self.add(slot.samples, gain: slot.gain * level, into: output.buffer(forSlot: slotIndex) + offset, count: frames)
         guard frames < slot.count else { return }
         // The capacity covers every click that can still ring; never write past it.
         guard activeVoices < voiceCapacity else { return }

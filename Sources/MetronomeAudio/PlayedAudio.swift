@@ -34,6 +34,16 @@ package final class PlayedAudio: @unchecked Sendable {
 
     /// Audio thread: `block[0..<count]` was played from track frame `frame` on.
     package func record(_ block: UnsafePointer<Float>, count: Int, at frame: Int64) {
+        record(count: count, at: frame) { block[$0] }
+    }
+
+    /// Audio thread: `voices[0..<count]`, summed, was played from track frame `frame` on.
+    package func record(summing voices: VoiceBuffers, count: Int, at frame: Int64) {
+        record(count: count, at: frame) { voices.sum(at: $0) }
+    }
+
+    @inline(__always)
+    private func record(count: Int, at frame: Int64, sample: (Int) -> Float) {
         let recorded = end.load(ordering: .relaxed)
         claimed.store(frame + Int64(count), ordering: .relaxed)
         atomicMemoryFence(ordering: .releasing)
@@ -45,7 +55,7 @@ package final class PlayedAudio: @unchecked Sendable {
                 at += 1
             }
         }
-        for offset in 0..<count { samples[index(frame + Int64(offset))].store(block[offset].bitPattern, ordering: .relaxed) }
+        for offset in 0..<count { samples[index(frame + Int64(offset))].store(sample(offset).bitPattern, ordering: .relaxed) }
         end.store(frame + Int64(count), ordering: .releasing)
     }
 
