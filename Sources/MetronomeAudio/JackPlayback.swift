@@ -1,0 +1,255 @@
+import Synchronization
+import MetronomeSupport
+import MetronomeTiming
+import MetronomeLink
+
+/// One JACK process cycle, as the playback needs it.
+package struct JackCycle: Sendable, Equatable {
+    /// JACK's frame time at the cycle's first frame (`jack_last_frame_time`); wraps at 2³².
+    package var firstFrame: UInt32
+    /// When the cycle began, in microseconds of JACK's clock (`jack_get_cycle_times`).
+    package var microseconds: UInt64
+    /// When the cycle began on our clock (JACK's runs apart from `CLOCK_MONOTONIC`).
+    package var startedAt: MonotonicInstant
+    /// When the process callback ran, on our clock.
+    package var wokeAt: MonotonicInstant
+    /// Frames in the cycle.
+    package var frames: Int
+    /// Frames from the cycle's first frame being written to its being heard:
+    /// the output port's playback latency (the largest of its range).
+    package var latency: Int
+    /// The transport at the cycle's first frame, when the clicks follow it.
+    package var transport: MasterPosition?
+
+    /// `startedAt` and `wokeAt`: by default the microseconds, as if JACK's clock were ours and the callback ran on time.
+    package init(firstFrame: UInt32, microseconds: UInt64, startedAt: MonotonicInstant? = nil, wokeAt: MonotonicInstant? = nil,
+                 frames: Int, latency: Int, transport: MasterPosition? = nil) {
+        self.firstFrame = firstFrame
+        self.microseconds = microseconds
+        let started = startedAt ?? MonotonicInstant(nanoseconds: Int64(microseconds) * 1_000)
+        self.startedAt = started
+        self.wokeAt = wokeAt ?? started
+        self.frames = frames
+        self.latency = latency
+        self.transport = transport
+    }
+}
+
+/// Plays a click track from a JACK client's process callback: each cycle the
+/// track renders its frames into the output port's buffer, so every click
+/// lands on its exact frame of the cycle.
+///
+/// The grid keeps real time. JACK's frame time does not move while the server
+/// itself is stopped (an xrun of its own), so time lost is the larger of what
+/// the frame time and the cycle's microseconds say passed beyond the last
+/// cycle's frames: the track skips it, dropping the clicks due in it.
+/// `process` allocates nothing, takes no lock and does no I/O.
+package final class JackPlayback: ClickPlayer, @unchecked Sendable {
+    package let track: ClickTrack
+    package let position: AudiblePosition
+    package let rate: SampleRate
+    package let link: LinkConductor?
+    package let outputName: String
+    /// Frames over which a stop fades to silence (5 ms).
+    package var fadeFrames: Int64 { fade.frames }
+    package var scheduling: RealTimeScheduling? { nil }
+
+    private let played: PlayedAudio?
+    private let host: any JackHost
+    private let commands = LockFreeQueue<PracticeCommand>(capacity: 256)
+    private let started = Atomic<Bool>(false)
+    private let stopRequested = Atomic<Bool>(false)
+    private let endHeard = Atomic<Bool>(false)
+    private let underrunCount = Atomic<Int>(0)
+    private let latencyFrames = Atomic<Int>(0)
+
+    // The process callback's own state.
+    /// Where a stop ends, and its fade; for a `--duration` track, at its last frame.
+    private var fade: StopFade
+    /// The track's frame after which only silence is written, once known.
+    private var lastFrame: Int64?
+    private var last: JackCycle?
+    private var lostTime: JackLostTime
+    /// Track frames written, the silence after the end included.
+    private var written: Int64 = 0
+    /// Following a transport: its timebase master's beats, placed a cycle at a time.
+    private var follower = TransportFollower()
+    private let followed = UnsafeMutableBufferPointer<FollowedClick>.allocate(capacity: 32)
+    /// The master's tempo and bar as last published, for the picture while the transport stands.
+    private var masterTempo: Tempo
+    private var masterBeats: Int
+    /// Without a master, whether the transport rolled at the last cycle (our own grid starts and stops with it).
+    private var ownGridRolls = true
+    /// The last cycle's output (a buffer a voice), written again if the cycle is run again (`repeatedFrames`).
+    private let lastOutput = VoiceBuffers(bell: .allocate(capacity: JackPlayback.repeatedFrames), beat: .allocate(capacity: JackPlayback.repeatedFrames),
+                                          subdivision: .allocate(capacity: JackPlayback.repeatedFrames),
+                                          polyrhythm: .allocate(capacity: JackPlayback.repeatedFrames))
+    private var lastOutputCount = 0
+
+    /// `host` is the client, activated with this playback before `start()`
+    /// (it plays silence until then) and closed by `join()`.
+    package init(track: ClickTrack, host: any JackHost, link: LinkConductor? = nil, played: PlayedAudio? = nil,
+                 position: AudiblePosition? = nil) {
+        self.track = track
+        self.host = host
+        self.link = link
+        self.played = played
+        rate = host.rate
+        outputName = host.name
+        self.position = position ?? AudiblePosition(rate: host.rate)
+        fade = StopFade(rate: host.rate, track: track)
+        lostTime = JackLostTime(catchesUp: host.catchesUp)
+        masterTempo = track.schedule.tempo
+        masterBeats = track.schedule.meter.beatsPerBar
+    }
+
+    deinit {
+        followed.deallocate()
+        for voice in 0..<4 { lastOutput[slot: voice].deallocate() }
+    }
+
+    package var underruns: Int { underrunCount.load(ordering: .relaxed) }
+    package var followsTransport: Bool { host.drivesTransport }
+    /// Finished once the last frame was heard, or the server went away.
+    package var isFinished: Bool { endHeard.load(ordering: .acquiring) || host.isShutDown }
+    package var failure: SinkError? { host.isShutDown ? .serverGone : nil }
+    /// The output port's playback latency, as the last cycle saw it.
+    package var latencyTenths: Int64? {
+        let rate = rate.framesPerSecond
+        return (Int64(latencyFrames.load(ordering: .relaxed)) * 10_000 + rate / 2) / rate
+    }
+
+    /// The track starts at the next cycle's first frame.
+    package func start() { started.store(true, ordering: .releasing) }
+
+    /// Following or leading a transport, a pause or a resume stops or starts it for every client.
+    package func send(_ command: PracticeCommand) {
+        if host.drivesTransport, command == .pause { return host.stopTransport() }
+        if host.drivesTransport, command == .resume { return host.startTransport() }
+        commands.push(command)
+    }
+
+    package func stop() { stopRequested.store(true, ordering: .releasing) }
+
+    package func join() { host.close() }
+
+
+    /// The most of a cycle kept to be written again, JACK's largest buffer
+    /// (and PipeWire's largest quantum): any more of a repeated cycle is silence.
+    static let repeatedFrames = 8_192
+
+    /// The process callback's work: renders `cycle`'s frames into `output`. JACK's thread.
+    package func process(_ cycle: JackCycle, into output: UnsafeMutablePointer<Float>) {
+        process(cycle, output)
+    }
+
+    /// As `process(_:into:)`, each voice into its port's buffer (`--jack-ports split`);
+    /// the inspector's record gets their sum.
+    package func process(_ cycle: JackCycle, into voices: VoiceBuffers) {
+        process(cycle, voices)
+    }
+
+    private func process<Output: ClickOutput>(_ cycle: JackCycle, _ output: Output) {
+        // As JACK counts it (and LinkHut takes it): a port that leads to no system
+        // output (a recorder, a mixer's input) is heard there at once.
+        let latency = cycle.latency
+        latencyFrames.store(latency, ordering: .relaxed)
+        guard started.load(ordering: .acquiring) else {
+            output.update(repeating: 0, count: cycle.frames)
+            return
+        }
+        // PipeWire's JACK, catching up after its server stalled, at times runs a client twice in
+        // one cycle (the same frame time and microseconds) into another buffer, which the graph keeps.
+        if let last, cycle.firstFrame == last.firstFrame {
+            output.restore(from: lastOutput, count: min(lastOutputCount, cycle.frames))
+            if cycle.frames > lastOutputCount { output.advanced(by: lastOutputCount).update(repeating: 0, count: cycle.frames - lastOutputCount) }
+            return
+        }
+        let lost = lostTime.lost(before: cycle, rate: rate.framesPerSecond)
+        if last != nil {
+            if lost > 0, lastFrame == nil {
+                underrunCount.add(1, ordering: .relaxed)
+                track.skip(to: track.position + lost)
+                written += lost
+                link?.restart()
+            } else if lost > 0 {
+                written += lost
+            }
+        }
+        last = cycle
+        if stopRequested.load(ordering: .acquiring), lastFrame == nil {
+            fade.stop(at: track.position)
+        }
+        while let command = commands.pop() {
+            if let link, link.apply(command) { continue }
+            track.apply(command)
+        }
+        let blockStart = written
+        var rendered = 0
+        if lastFrame == nil {
+            rendered = render(cycle, into: output)
+            rendered = fade.apply(to: output, from: blockStart, count: rendered)
+            if let played { output.record(in: played, count: rendered, at: blockStart) }
+            if rendered < cycle.frames || blockStart + Int64(rendered) >= fade.end {
+                lastFrame = blockStart + Int64(rendered)
+            }
+        }
+        if rendered < cycle.frames { output.advanced(by: rendered).update(repeating: 0, count: cycle.frames - rendered) }
+        lastOutputCount = min(cycle.frames, Self.repeatedFrames)
+        output.keep(in: lastOutput, count: lastOutputCount)
+        written += Int64(cycle.frames)
+        let stamp = cycle.startedAt
+        let heard = blockStart - Int64(latency)
+        position.publish(heard: heard, at: stamp, written: lastFrame ?? written)
+        link?.observe(heard: heard, at: stamp)
+        // Done once the end has been heard: its last frame reached the ear by this cycle's start.
+        if let lastFrame, heard >= lastFrame {
+            endHeard.store(true, ordering: .releasing)
+        }
+    }
+
+    /// The cycle's frames of the track: its own grid, Link's beats, or the transport's master's.
+    private func render<Output: ClickOutput>(_ cycle: JackCycle, into output: Output) -> Int {
+        guard let transport = cycle.transport else {
+            if let link { return track.render(output, count: cycle.frames, following: link) }
+            return track.render(output, count: cycle.frames)
+        }
+        // Each click heard when the master's beat falls, as Ardour sends its own: ahead by the port's latency.
+        switch follower.follow(transport, frames: cycle.frames, ahead: cycle.latency, into: followed) {
+        case .stopped:
+            track.render(output, count: cycle.frames, placing: nil, tempo: masterTempo, beatsPerBar: masterBeats)
+        case .following(let clicks):
+            if let bbt = transport.bbt {
+                masterTempo = Tempo(clamping: Int64((bbt.beatsPerMinute * 1_000).rounded()))
+                masterBeats = max(1, Int(bbt.beatsPerBar.rounded()))
+            }
+            track.render(output, count: cycle.frames, placing: UnsafeBufferPointer(rebasing: followed[0..<clicks]),
+                         tempo: masterTempo, beatsPerBar: masterBeats)
+        case .ownGrid(let rolling):
+            if rolling != ownGridRolls {
+                ownGridRolls = rolling
+                track.apply(rolling ? .resume : .pause)
+            }
+            return track.render(output, count: cycle.frames)
+        }
+        return cycle.frames
+    }
+}
+
+/// The JACK client a `JackPlayback` plays through (`JackOutput`), which
+/// calls its `process` once a cycle with the output ports' buffers.
+package protocol JackHost: AnyObject, Sendable {
+    var rate: SampleRate { get }
+    /// The client's name, for messages.
+    var name: String { get }
+    /// Whether the server shut the client down.
+    var isShutDown: Bool { get }
+    /// Whether its frame time catches up with real time after a stall (PipeWire's JACK).
+    var catchesUp: Bool { get }
+    /// Whether the clicks follow JACK's transport, which Space then starts and stops.
+    var drivesTransport: Bool { get }
+    func startTransport()
+    func stopTransport()
+    /// Stops the cycles and leaves the server.
+    func close()
+}
