@@ -45,7 +45,7 @@ package struct CommandFailure: Error, Equatable, Sendable {
             exit = switch error.kind {
             case .badRequest: .usage
             case .unreadable: .noInput
-            case .deviceUnavailable, .linkUnavailable, .cannotListen, .calibrationFailed: .unavailable
+            case .deviceUnavailable, .jackUnavailable, .linkUnavailable, .cannotListen, .calibrationFailed: .unavailable
             case .cannotCreate: .cannotCreate
             case .deviceFailed, .writeFailed: .ioError
             }

@@ -59,6 +59,9 @@ public struct MetronomeCommand: ParsableCommand {
     @OptionGroup(title: "Device")
     var device: DeviceOptions
 
+    @OptionGroup(title: "JACK")
+    var jack: JackOptions
+
     @OptionGroup(title: "Picture")
     var picture: PictureOptions
 

@@ -39,13 +39,15 @@ extension MetronomeCommand {
         if device.device?.isEmpty == true { throw SessionError.badRequest("device name is empty: use e.g. default or hw:0") }
         let picture = try picture.settings()
         if output.trace?.isEmpty == true { throw SessionError.badRequest("--trace needs a file name") }
+        let jack = try self.jack.settings(device: device, output: output, practice: practice, setlist: setlist, link: link)
         let link = try link.settings(practice: practice, output: output, setlist: setlist)
         let inspector = try inspector.settings(output: output.output, link: link != nil)
         if inspector?.mode == .calibrate, length == .endless { length = .bars(4) }
         let destination: Settings.Destination = if let file {
             .file(path: file.path, format: file.format)
         } else {
-            .live(Settings.Live(device: device.device, latency: try device.latency?.value(), link: link, inspector: inspector))
+            .live(Settings.Live(output: try jack.map(Settings.Output.jack) ?? .alsa(device: device.device, latency: try device.latency?.value()),
+                                link: link, inspector: inspector))
         }
         let outputs = Settings.outputs(of: destination, trace: output.trace)
         try checkOutputs(outputs, listening: inspector != nil)
@@ -106,8 +108,8 @@ extension MetronomeCommand {
     /// `--force` needs a file to force, and no file written may be one the run
     /// reads (a file option, a built-in sound, the round trips a listener reads).
     func checkOutputs(_ outputs: [(String, String?)], listening: Bool) throws {
-        if output.force, outputs.allSatisfy({ $0.1 == nil }) {
-            throw SessionError.badRequest("--force applies to --output, --trace and --report files only")
+        if output.force, outputs.allSatisfy({ $0.1 == nil }), jack.transport != .master {
+            throw SessionError.badRequest("--force applies to --output, --trace and --report files, and to --transport master, only")
         }
         let options = [("--tempo-map", practice.tempoMap), ("--setlist", setlist.setlist), ("--beat-sound", sound.beatSound),
                        ("--bell-sound", sound.bellSound), ("--subdivision-sound", sound.subdivisionSound),

@@ -7,12 +7,12 @@ package enum SysExit: Int32, Sendable {
     case dataError = 65
     /// An input file is missing, unreadable, not audio or empty. `EX_NOINPUT`.
     case noInput = 66
-    /// A device, the Link session or aubio cannot be had, or a calibration failed. `EX_UNAVAILABLE`.
+    /// A device, JACK, the Link session or aubio cannot be had, or a calibration failed. `EX_UNAVAILABLE`.
     case unavailable = 69
     /// An internal error that is a bug. `EX_SOFTWARE`.
     case software = 70
     /// The output file cannot be created. `EX_CANTCREAT`.
     case cannotCreate = 73
-    /// Reading or writing failed midway (a lost device, a full disk). `EX_IOERR`.
+    /// Reading or writing failed midway (a lost device or JACK server, a full disk). `EX_IOERR`.
     case ioError = 74
 }

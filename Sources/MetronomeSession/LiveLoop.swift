@@ -11,7 +11,7 @@ import MetronomeTerminal
 /// and recorders in a test.
 final class LiveLoop {
     let settings: Settings
-    let playback: LivePlayback
+    let playback: any ClickPlayer
     let screen: any LiveScreen
     let input: any LiveInput
     let clock: any Timekeeper
@@ -27,7 +27,7 @@ final class LiveLoop {
     private let controller: PracticeController
     private var songTrace = SongTrace()
 
-    init(settings: Settings, playback: LivePlayback, screen: any LiveScreen, input: any LiveInput,
+    init(settings: Settings, playback: any ClickPlayer, screen: any LiveScreen, input: any LiveInput,
          clock: any Timekeeper = MonotonicClock(), trace: Trace?, clickLog: ClickLog, passageLog: LockFreeQueue<Passage>,
          controller: PracticeController, songs: SongSwitcher? = nil, inspection: Inspection? = nil) {
         self.inspection = inspection
@@ -148,15 +148,15 @@ final class LiveLoop {
         trace?.song(song.song, in: songs.list, frame: song.frame)
     }
 
-    private static func view(settings: Settings, playback: LivePlayback, controller: PracticeController, tracing: Bool,
+    private static func view(settings: Settings, playback: any ClickPlayer, controller: PracticeController, tracing: Bool,
                              picture: Bool, inspecting: Bool) -> LiveView {
         LiveView(settings: settings, schedule: playback.track.schedule, firstPassage: playback.track.passage,
-                 rate: playback.sink.rate, controller: controller, picture: picture,
+                 rate: playback.rate, controller: controller, picture: picture,
                  printsLines: !picture && settings.verbosity != .quiet,
                  // A Link peer may change the tempo at any time, as a plan does.
-                 planned: playback.track.plan != nil || playback.link != nil,
+                 planned: playback.track.plan != nil || playback.link != nil || playback.followsTransport,
                  // The latency the device granted, for the status line; nil when playing without a device.
-                 latencyTenths: playback.sink is PCMDevice ? Session.latencyTenths(playback.sink) : nil,
+                 latencyTenths: playback.latencyTenths,
                  tracing: tracing, inspecting: inspecting)
     }
 

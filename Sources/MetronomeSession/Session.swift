@@ -83,43 +83,55 @@ package enum Session {
         // Its name checked and its file made before the take, not after it.
         let report = try live.inspector?.report.map { path throws(RenderError) in try InspectorReport(path: path, force: settings.force) }
         let memoryLocked = RealTimeScheduling.lockMemory()
-        let sink = try openSink(live, rate: settings.rate)
-        if sink.rate != settings.rate {
+        let output = try open(live.output, settings: settings)
+        if output.rate != settings.rate {
             // Load again at the device's rate: one conversion from the file, not two.
-            sounds = try loadSounds(settings, rate: sink.rate)
+            sounds = try loadSounds(settings, rate: output.rate)
         }
-        let (track, feeder, _) = makeTrack(settings, sounds: sounds, rate: sink.rate)
+        let (track, feeder, _) = makeTrack(settings, sounds: sounds, rate: output.rate)
         // A setlist: a second plan queue for the next song, and the track's word of each song it starts.
         var songs: SongSwitcher?
         if let list = settings.songs, let feeder {
             let plans = (feeder.queue, LockFreeQueue<Passage>(capacity: 256))
             track.songPlans = plans
             track.songLog = LockFreeQueue<SongStart>(capacity: 64)
-            songs = SongSwitcher(list: list, feeder: feeder, plans: plans, rate: sink.rate, rhythm: settings.rhythm)
+            songs = SongSwitcher(list: list, feeder: feeder, plans: plans, rate: output.rate, rhythm: settings.rhythm)
         }
         // What the device granted; without a device (playing on silently) nothing was.
-        if settings.verbosity == .verbose, sink is PCMDevice { TerminalScreen.emit(grantedLatency(sink) + "\n") }
+        if settings.verbosity == .verbose, let granted = output.granted { TerminalScreen.emit(granted + "\n") }
         let clickLog = ClickLog()
         track.clickLog = clickLog
         let passageLog = LockFreeQueue<Passage>(capacity: 256)
         track.passageLog = passageLog
         let trace = try settings.trace.map { path throws(SessionError) in try Trace(path: path, force: settings.force) }
-        let playback = LivePlayback(track: track, sink: sink)
-        // A card's writer wants real time, and so does one in front of PipeWire (whose
-        // own threads are real-time, above ours); not in front of JACK or PulseAudio (`SoundServer`).
-        playback.asksForRealTime = (sink as? PCMDevice)?.wantsRealTimeWriter ?? false
-        playback.memoryLocked = memoryLocked
         // Held to the end of the run: destroying it leaves the session.
-        let link = try live.link.map { link throws(SessionError) in try joinLink(link, settings: settings, sink: sink) }
-        playback.link = link
-        let controller = practiceController(settings, track: track, sounds: sounds, rate: sink.rate)
+        let link = try live.link.map { link throws(SessionError) in try joinLink(link, settings: settings, output: output) }
+        let controller = practiceController(settings, track: track, sounds: sounds, rate: output.rate)
         // The plan is fed off the UI loop: a stopped terminal never starves the audio.
         let feeding = feeder.map { PlanFeedThread(feeder: $0) }
         feeding?.start()
+        let position = AudiblePosition(rate: output.rate)
         let inspection = try live.inspector.map { inspector throws(SessionError) in
-            try openInspection(inspector, settings: settings, sink: sink, position: playback.position, trace: trace)
+            try openInspection(inspector, settings: settings, output: output, position: position, trace: trace)
         }
-        playback.played = inspection?.played
+        let playback: any ClickPlayer
+        switch output {
+        case .device(let sink):
+            // A card's writer wants real time, and so does one in front of PipeWire (whose
+            // own threads are real-time, above ours); not in front of JACK or PulseAudio (`SoundServer`).
+            let realTime = (sink as? PCMDevice)?.wantsRealTimeWriter ?? false
+            playback = LivePlayback(track: track, sink: sink, priority: realTime ? .realTime(memoryLocked: memoryLocked) : .ordinary,
+                                    link: link, played: inspection?.played, position: position)
+        case .jack(let client, let connect):
+            let jackPlayback = JackPlayback(track: track, host: client, link: link, played: inspection?.played, position: position)
+            do {
+                try client.activate(jackPlayback, connect: connect)
+            } catch {
+                feeding?.stop()
+                throw SessionError(error)
+            }
+            playback = jackPlayback
+        }
         // Taken once the run may: a background job stops here until `fg`.
         let terminal = LiveTerminal(signals: signals, picture: settings.pendulum && settings.verbosity != .quiet)
         let outcome = LiveLoop(settings: settings, playback: playback, screen: terminal, input: terminal, trace: trace,
@@ -127,15 +139,23 @@ package enum Session {
                                inspection: inspection).run()
         feeding?.stop()
         if let inspection, outcome == .finished || outcome == .stoppedBy(signal: SIGINT) {
-            try conclude(inspection, report: report, settings: settings, sink: sink)
+            try conclude(inspection, report: report, settings: settings, output: output)
         }
 
         // A device that failed is the one line: the underruns before it were its going.
+        if case .jack(let client, _) = output {
+            do { try client.checkServer() } catch { throw SessionError(error) }
+        }
         if let failure = playback.failure {
-            throw SessionError(.deviceFailed, "audio device '\(sink.name)' failed: \(failure.message)")
+            throw SessionError(.deviceFailed, "audio device '\(playback.outputName)' failed: \(failure.message)")
         }
         if playback.underruns > 0 {
-            StandardError.report("\(playback.underruns) underrun\(playback.underruns == 1 ? "" : "s") on '\(sink.name)': the sound dropped out; a larger --latency may help")
+            let count = "\(playback.underruns) underrun\(playback.underruns == 1 ? "" : "s")"
+            if case .jack = output {
+                StandardError.report("\(count) in JACK client '\(playback.outputName)': the sound dropped out and the clicks due then were left out")
+            } else {
+                StandardError.report("\(count) on '\(playback.outputName)': the sound dropped out; a larger --latency may help")
+            }
         }
         if outcome == .finished, let error = trace?.error {
             // Refused for a signal now pending (EFBIG past `ulimit -f`, with SIGXFSZ): the signal's stop, as a render's.
@@ -146,7 +166,7 @@ package enum Session {
     }
 
     /// The Ableton Link session joined at `--bpm` (kept if alone, the session's adopted if not).
-    static func joinLink(_ link: LinkSettings, settings: Settings, sink: any AudioSink) throws(SessionError) -> LinkConductor {
+    static func joinLink(_ link: LinkSettings, settings: Settings, output: OpenedOutput) throws(SessionError) -> LinkConductor {
         let bpm = Double(settings.tempo.millibeatsPerMinute) / 1_000
         // Link keeps tempi within 20 to 999 bpm and clamps the rest.
         let linkRange = 20.0...999.0
@@ -158,11 +178,13 @@ package enum Session {
             let session = try LinkSession(bpm: clamped)
             if link.startStopSync { try session.setStartStopSync(true) }
             try session.enable()
-            return LinkConductor(session: session, rate: sink.rate, periodFrames: sink.periodFrames,
+            // A JACK client's frame heard is stamped at its cycle's start: no server cycle to add.
+            let latency = if case .device(let sink) = output { serverCycleLatency(sink) } else { Int64(0) }
+            return LinkConductor(session: session, rate: output.rate, periodFrames: output.periodFrames,
                                  beatsPerBar: settings.meter.beatsPerBar, startStopSync: link.startStopSync,
-                                 latencyNanoseconds: serverCycleLatency(sink),
+                                 latencyNanoseconds: latency,
                                  // Behind a server each stamp is taken after the writer woke, never before.
-                                 fit: serverCycleLatency(sink) > 0 ? .earliest : .mean)
+                                 fit: latency > 0 ? .earliest : .mean)
         } catch {
             throw SessionError(.linkUnavailable, "cannot join the Ableton Link session: \(error)")
         }
@@ -232,7 +254,7 @@ package enum Session {
     /// What the device granted, for `--verbose`: `device 'default': buffer 4096 frames (85.3 ms), periods of 1024 at 48000 Hz, into PipeWire`.
     static func grantedLatency(_ sink: any AudioSink) -> String {
         let rate = sink.rate.framesPerSecond
-        let tenths = latencyTenths(sink)
+        let tenths = LivePlayback.latencyTenths(sink)
         let granted = "device '\(sink.name)': buffer \(sink.bufferFrames) frames (\(tenths / 10).\(tenths % 10) ms), periods of \(sink.periodFrames) at \(rate) Hz"
         guard let device = sink as? PCMDevice, let server = device.soundServer, let period = device.serverPeriod else { return granted }
         // A server behind a plugin that converts the rate moves periods of its own.
@@ -240,21 +262,45 @@ package enum Session {
         return granted + ", into \(server.spokenName)" + own
     }
 
-    /// The sink's buffer in tenths of a millisecond, rounded.
-    static func latencyTenths(_ sink: any AudioSink) -> Int64 {
-        let rate = sink.rate.framesPerSecond
-        return (Int64(sink.bufferFrames) * 10_000 + rate / 2) / rate
+    /// A live run's output, opened: the ALSA device (or silence), or the JACK client with its port.
+    static func open(_ output: Settings.Output, settings: Settings) throws(SessionError) -> OpenedOutput {
+        switch output {
+        case .alsa(let device, let latency):
+            return .device(try openSink(device: device, latency: latency, rate: settings.rate))
+        case .jack(let jack):
+            do {
+                let client = try JackOutput(name: jack.name, split: jack.split) { rate in
+                    switch jack.transport {
+                    case .ignore: .ignore
+                    case .follow: .follow
+                    case .lead(let force): .lead(timebase(settings, rate: rate), force: force)
+                    }
+                }
+                return .jack(client, connect: jack.connect)
+            } catch {
+                throw SessionError(error)
+            }
+        }
+    }
+
+    /// The BBT the run's grid gives every frame, for JACK's timebase: its tempo
+    /// and meter, or its tempo map or trainer (a looping map worked out for its first day).
+    static func timebase(_ settings: Settings, rate: SampleRate) -> TransportTimebase {
+        guard let source = settings.plan else {
+            return TransportTimebase(schedule: ClickSchedule(tempo: settings.tempo, meter: settings.meter, rate: rate))
+        }
+        return TransportTimebase(plan: TempoPlan(source, rate: rate, rhythm: settings.rhythm), horizon: rate.framesPerSecond * 86_400)
     }
 
     /// The ALSA device, or silence when the default device is missing.
-    static func openSink(_ live: Settings.Live, rate: SampleRate) throws(SessionError) -> any AudioSink {
-        let name = live.device ?? "default"
+    static func openSink(device: String?, latency: Latency?, rate: SampleRate) throws(SessionError) -> any AudioSink {
+        let name = device ?? "default"
         // Without --latency the device chooses: a sound server needs more than a card.
-        let sizes = live.latency?.frames(at: rate)
+        let sizes = latency?.frames(at: rate)
         do {
             return try PCMDevice(name: name, rate: rate, periodFrames: sizes?.period, bufferFrames: sizes?.buffer)
         } catch {
-            if live.device != nil {
+            if device != nil {
                 throw SessionError(.deviceUnavailable, "cannot open audio device '\(name)': \(error.message)")
             }
             StandardError.report("warning: cannot open audio device '\(name)': \(error.message); running without sound")

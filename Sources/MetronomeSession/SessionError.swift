@@ -1,3 +1,4 @@
+import MetronomeAudio
 import MetronomeTiming
 
 /// What went wrong putting a run together or running it, as the user sees it:
@@ -13,6 +14,8 @@ package enum SessionFailure: Sendable, Equatable {
     case unreadable
     /// An audio device, output or input, cannot be opened.
     case deviceUnavailable
+    /// JACK cannot be had: no server, no libjack, a port refused or not there to connect to.
+    case jackUnavailable
     /// The Ableton Link session cannot be joined.
     case linkUnavailable
     /// The practice inspector cannot listen: aubio is missing or refuses the rate.
@@ -29,4 +32,10 @@ package enum SessionFailure: Sendable, Equatable {
 
 extension LayerError where Kind == SessionFailure {
     package static func badRequest(_ message: String) -> SessionError { SessionError(.badRequest, message) }
+
+    /// A JACK failure as the run's: a server gone while the run played is a
+    /// failed device; any other, JACK unavailable. The message is JACK's line.
+    package init(_ jack: JackError) {
+        self.init(jack.kind == .serverGone ? .deviceFailed : .jackUnavailable, jack.message)
+    }
 }

@@ -50,21 +50,59 @@ package struct Settings: Sendable, Equatable {
         case file(path: String, format: OutputFormat)
     }
 
-    /// A live run's device, and the Link session and the listener that only a live run has.
+    /// A live run's output, and the Link session and the listener that only a live run has.
     package struct Live: Sendable, Equatable {
-        /// nil: the `default` device, and playing on silently when it cannot be opened.
-        package let device: String?
-        package let latency: Latency?
+        /// Where the clicks are played.
+        package let output: Output
         /// An Ableton Link session to play in, if any.
         package let link: LinkSettings?
         /// `--inspect` or `--calibrate`: listening to the player, if asked.
         package let inspector: InspectorSettings?
 
-        package init(device: String? = nil, latency: Latency? = nil, link: LinkSettings? = nil, inspector: InspectorSettings? = nil) {
-            self.device = device
-            self.latency = latency
+        package init(output: Output = .alsa(device: nil, latency: nil), link: LinkSettings? = nil, inspector: InspectorSettings? = nil) {
+            self.output = output
             self.link = link
             self.inspector = inspector
+        }
+
+        /// The ALSA device asked for; nil for `default` or a JACK client.
+        package var device: String? {
+            if case .alsa(let device, _) = output { device } else { nil }
+        }
+    }
+
+    /// Where a live run's clicks are played.
+    package enum Output: Sendable, Equatable {
+        /// An ALSA device (nil: `default`, and playing on silently when it cannot be opened) and its buffer.
+        case alsa(device: String?, latency: Latency?)
+        /// `--jack`: a JACK client of our own.
+        case jack(JackClientSettings)
+    }
+
+    /// `--jack`'s client: its name, its ports and where they are connected.
+    package struct JackClientSettings: Sendable, Equatable {
+        /// The client's name (`--jack-name`); JACK may add a suffix if it is taken.
+        package let name: String
+        /// One port `out`, or a port a voice (`bell`, `beat`, `sub`, `poly`).
+        package let split: Bool
+        /// nil: the system's playback ports; empty: none (`--no-connect`); else these ports.
+        package let connect: [String]?
+        /// What the clicks do with JACK's transport (`--transport`).
+        package let transport: Transport
+
+        package enum Transport: Sendable, Equatable {
+            case ignore
+            /// The timebase master's beats.
+            case follow
+            /// Be the timebase master; `force`: even when another client is.
+            case lead(force: Bool)
+        }
+
+        package init(name: String = "metronome", split: Bool = false, connect: [String]? = nil, transport: Transport = .ignore) {
+            self.name = name
+            self.split = split
+            self.connect = connect
+            self.transport = transport
         }
     }
 

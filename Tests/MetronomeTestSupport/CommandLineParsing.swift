@@ -1,4 +1,5 @@
 import ArgumentParser
+import Testing
 import MetronomeCommandLine
 import MetronomeSession
 
@@ -18,4 +19,18 @@ package func parsedSettings(_ arguments: [String]) throws(CommandFailure) -> Set
     } catch {
         throw CommandFailure.from(error) ?? CommandFailure(status: 0, message: "help or version")
     }
+}
+
+/// Expects the command line to refuse `arguments` as a bad option: status 64
+/// and a line that starts with `prefix`. Returns the failure, nil if none.
+@discardableResult
+package func expectRefused(_ arguments: [String], saying prefix: String,
+                           sourceLocation: SourceLocation = #_sourceLocation) -> CommandFailure? {
+    let failure = #expect(throws: CommandFailure.self, "\(arguments)", sourceLocation: sourceLocation) {
+        _ = try parsedSettings(arguments)
+    }
+    if let failure {
+        #expect(failure.status == 64 && failure.message.hasPrefix(prefix), "\(failure)", sourceLocation: sourceLocation)
+    }
+    return failure
 }

@@ -73,3 +73,27 @@ package func clicksHeard(_ found: [(frame: Int64, value: Float)], from first: (f
         return (click, onset.frame - first.frame - schedule.frame(ofClick: click), onset.value < 0)
     }
 }
+
+/// A rhythm that sounds every voice and every rule a track applies (triplets,
+/// a 5:4 polyrhythm and accents over 7 beats, a count-in bar, a gap and
+/// random muting), for the tests that a track playing it allocates nothing.
+package func everyVoiceRhythm() throws -> Rhythm {
+    var rhythm = Rhythm()
+    rhythm.subdivision = try Subdivision(parsingClicks: "3", swing: nil)
+    rhythm.polyrhythm = try Polyrhythm(parsing: "5:4", beatsPerBar: 7)
+    rhythm.pattern = try BeatPattern(parsing: "X.xXx.x", beatsPerBar: 7)
+    rhythm.countInBars = 1
+    rhythm.muting = try BeatMuting(gap: "3:1", randomMute: "10", seed: "1")
+    return rhythm
+}
+
+/// Expects the clicks `heard` to be `clicks` in order, each on its exact
+/// frame of `schedule`'s grid, a bell where the grid has one and only there.
+package func expectExactClicks(_ heard: [(click: Int64, offset: Int64, bell: Bool)], _ clicks: Range<Int64>, on schedule: ClickSchedule,
+                               sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(heard.map(\.click) == Array(clicks), "\(heard)", sourceLocation: sourceLocation)
+    for click in heard {
+        #expect(click.offset == 0, "\(click)", sourceLocation: sourceLocation)
+        #expect(click.bell == schedule.isBell(click: click.click), "\(click)", sourceLocation: sourceLocation)
+    }
+}

@@ -184,14 +184,8 @@ private struct Rendered {
 
     @Test func playingEveryVoiceAllocatesNothing() throws {
         let rate = SampleRate.standard
-        var rhythm = Rhythm()
-        rhythm.subdivision = try Subdivision(parsingClicks: "3", swing: nil)
-        rhythm.polyrhythm = try Polyrhythm(parsing: "5:4", beatsPerBar: 7)
-        rhythm.pattern = try BeatPattern(parsing: "X.xXx.x", beatsPerBar: 7)
-        rhythm.countInBars = 1
-        rhythm.muting = try BeatMuting(gap: "3:1", randomMute: "10", seed: "1")
         let track = ClickTrack(schedule: ClickSchedule(tempo: Tempo(bpm: 400)!, meter: try Meter(parsing: "2+2+3/8"), rate: rate),
-                               beat: Sound(samples: [0.1], rate: rate), bell: Sound(samples: [0.2], rate: rate), rhythm: rhythm)
+                               beat: Sound(samples: [0.1], rate: rate), bell: Sound(samples: [0.2], rate: rate), rhythm: try everyVoiceRhythm())
         let log = ClickLog(capacity: 1 << 16)
         track.clickLog = log
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 256)

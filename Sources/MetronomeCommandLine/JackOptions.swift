@@ -1,0 +1,86 @@
+import ArgumentParser
+import MetronomeSession
+
+/// Playing as a JACK client of our own, beside the ALSA path.
+struct JackOptions: ParsableArguments {
+    @Flag(name: .long, help: "Play as a JACK client with its own ports (on jackd, or PipeWire's JACK under pw-jack) instead of through ALSA. A JACK server must be running: none is started.")
+    var jack = false
+
+    @Option(name: .long, help: ArgumentHelp("With --jack, the client's name (JACK adds a number if it is taken). Default: metronome.", valueName: "name"))
+    var jackName: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --jack: one port 'out' (mono), or one a voice for separate monitor mixes (split: bell, the bar starts and accents; beat, the other beats; sub, the subdivisions; poly, the second voice). Default: mono.", valueName: "mono|split"))
+    var jackPorts: JackPorts?
+
+    @Option(name: .long, help: ArgumentHelp("With --jack, the ports to connect to instead of the system's playback ports, comma-separated (e.g. system:playback_1,recorder:in).", valueName: "ports"))
+    var connect: String?
+
+    @Flag(name: .long, help: "With --jack, connect the ports nowhere: leave it to a patchbay.")
+    var noConnect = false
+
+    @Option(name: .long, help: ArgumentHelp("With --jack: follow JACK's transport (tempo, meter and beats from its timebase master, silent while stopped; with no master, its start and stop start and stop the metronome), or be its timebase master (master: the BBT from this run's grid or tempo map; with --force, taken from another master). Space starts and stops the transport.", valueName: "follow|master"))
+    var transport: TransportChoice?
+
+    enum TransportChoice: String, ExpressibleByArgument, CaseIterable {
+        case follow, master
+    }
+
+    enum JackPorts: String, ExpressibleByArgument, CaseIterable {
+        case mono, split
+    }
+
+    /// The client these options ask for; nil without `--jack`, which its other options need.
+    func settings(device: DeviceOptions, output: OutputOptions, practice: PracticeOptions, setlist: SetlistOptions,
+                  link: LinkOptions) throws(SessionError) -> Settings.JackClientSettings? {
+        guard jack else {
+            let strays = [("--jack-name", jackName != nil), ("--jack-ports", jackPorts != nil), ("--connect", connect != nil), ("--no-connect", noConnect),
+                          ("--transport", transport != nil)]
+            if let (option, _) = strays.first(where: { $0.1 }) { throw .badRequest("\(option) applies to --jack only") }
+            return nil
+        }
+        if device.device != nil || device.latency != nil {
+            throw .badRequest("--device and --latency are for ALSA; --jack plays on the JACK server's own ports and period")
+        }
+        if output.output != nil { throw .badRequest("--jack plays live; --output renders a file") }
+        if let name = jackName, name.isEmpty || name.contains(":") {
+            throw .badRequest("--jack-name '\(name)' cannot be used: give a name without ':', e.g. metronome")
+        }
+        var ports: [String]?
+        if let connect {
+            if noConnect { throw .badRequest("--connect and --no-connect go against each other: give one") }
+            let names = connect.split(separator: ",", omittingEmptySubsequences: false).map { String($0) }
+            if let empty = names.firstIndex(where: { $0.isEmpty || !$0.contains(":") }) {
+                throw .badRequest("--connect '\(connect)': port \(empty + 1) is not a JACK port name (client:port), e.g. system:playback_1")
+            }
+            ports = names
+        } else if noConnect {
+            ports = []
+        }
+        return Settings.JackClientSettings(name: jackName ?? "metronome", split: jackPorts == .split, connect: ports,
+                                           transport: try transportSetting(output: output, practice: practice, setlist: setlist, link: link))
+    }
+
+    /// `--transport`, checked against what it does not mix with: following, the
+    /// master's grid leads; leading, one grid is published, not a setlist's or Link's.
+    private func transportSetting(output: OutputOptions, practice: PracticeOptions, setlist: SetlistOptions,
+                                  link: LinkOptions) throws(SessionError) -> Settings.JackClientSettings.Transport {
+        guard let transport else { return .ignore }
+        let shared: [(String, Bool)] = [("--setlist", setlist.setlist != nil), ("--link", link.link || link.linkStartStop)]
+        let followRefuses: [(String, Bool)] = shared + [
+            ("--tempo-map", practice.tempoMap != nil), ("--step", practice.step != nil), ("--until", practice.until != nil),
+            ("--count-in", practice.countIn != nil), ("--bars", output.bars != nil),
+        ]
+        switch transport {
+        case .follow:
+            if let (option, _) = followRefuses.first(where: { $0.1 }) {
+                throw .badRequest("\(option) does not mix with --transport follow: the transport's timebase master leads")
+            }
+            return .follow
+        case .master:
+            if let (option, _) = shared.first(where: { $0.1 }) {
+                throw .badRequest("\(option) does not mix with --transport master: the transport gets one grid, this run's")
+            }
+            return .lead(force: output.force)
+        }
+    }
+}
