@@ -15,13 +15,7 @@ import MetronomeTestSupport
 extension CaptureLoopbackTests {
     /// Builds the drummer with the toolchain's clang; returns its path.
     static func buildDrummer(in loopback: JackLoopback) throws -> String {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Tools/jack_drummer.c").path
-        let program = loopback.home.file("jack_drummer")
-        let compiler = try #require(JackLoopback.compiler, "no clang or cc on PATH")
-        let built = try run(compiler, ["-O2", "-o", program, source, "-ljack", "-lm"])
-        try #require(built.status == 0, "cannot build the drummer: \(built.standardError)")
-        return program
+        try JackLoopback.buildTool("jack_drummer", into: loopback.home.path, flags: ["-ljack", "-lm"])
     }
 
     /// Run by `captureThroughTheJackPlugin` on its server.

@@ -12,13 +12,17 @@ extension LinkPeerTests {
     /// The metronome joins at 90 while LinkHut plays at 127: it plays LinkHut's
     /// tempo, each click within 3 ms of one of LinkHut's, the bell exactly on
     /// LinkHut's downbeats, none doubled or skipped; LinkHut moves to 128 and
-    /// it follows at once.
-    @Test(.enabled(if: LinkBand.isAvailable || required))
-    func theMetronomeAdoptsLinkHutsTempoFollowsItsChangeAndClicksOnItsBeats() throws {
+    /// it follows at once. Through ALSA's jack plugin; as a JACK client of its
+    /// own (`--jack`, `METRONOME_LINK_JACK=1`: passed alone 2 of 2, failed once
+    /// in the whole Link suite by more than 3 ms, not yet understood, so not in CI).
+    @Test(.enabled(if: LinkBand.isAvailable || required),
+          arguments: ProcessInfo.processInfo.environment["METRONOME_LINK_JACK"] == "1" ? [false, true] : [false])
+    func theMetronomeAdoptsLinkHutsTempoFollowsItsChangeAndClicksOnItsBeats(jack: Bool) throws {
         try #require(LinkBand.isAvailable, "LinkHut, jackd2, libasound2-plugins, libjack-jackd2-dev and clang are needed: run scripts/setup --test")
         let band = try LinkBand(bpm: 127)
         try band.startRecording(seconds: 16)
-        let metronome = try band.metronome(device: "metA", ["--link", "--bpm", "90", "--duration", "14"])
+        let arguments = ["--link", "--bpm", "90", "--duration", "14"]
+        let metronome = try jack ? band.jackMetronome(arguments) : band.metronome(device: "metA", arguments)
         defer { metronome.stop(sending: "") }
         // Its lines (stdout is no terminal) say it plays in LinkHut's session.
         metronome.waitUntil("the metronome's fifth bar, with LinkHut") { metronome.lines.contains { $0.hasPrefix("bar 5 ") && $0.hasSuffix("link: 1 peer") } }

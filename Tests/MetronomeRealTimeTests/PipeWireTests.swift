@@ -106,7 +106,7 @@ import MetronomeTestSupport
         let schedule = ClickSchedule(tempo: try Tempo(parsing: "240"), rate: .standard)
         for attempt in 1...3 {
             let session = try PipeWireSession()
-            let (metronome, recorder, file, rendered) = try Self.startStallTake(on: device, in: session, schedule: schedule)
+            let (metronome, recorder, file, rendered) = try Self.startStallTake(["--device", device], in: session, schedule: schedule)
             let clock = MonotonicClock()
             // The fault itself: 150 ms after click 4 was seen rendered (about when it is heard), for 400 ms.
             clock.sleep(until: MonotonicInstant(nanoseconds: rendered + 150_000_000))
@@ -166,11 +166,8 @@ import MetronomeTestSupport
         let schedule = ClickSchedule(tempo: try Tempo(parsing: "240"), rate: .standard)
         for attempt in 1...3 {
             let session = try PipeWireSession()
-            let (metronome, recorder, file, rendered) = try Self.startStallTake(on: "plug:pipewire", in: session, schedule: schedule)
-            MonotonicClock().sleep(until: MonotonicInstant(nanoseconds: rendered + 150_000_000))
-            session.pauseServer(milliseconds: 100)
-            metronome.waitUntilExit()
-            let found = onsets(try session.finish(recorder, file: file))
+            let (metronome, file, found) = try Self.takeWithTheServerPaused(milliseconds: 100, ["--device", "plug:pipewire"], in: session,
+                                                                             schedule: schedule)
             if session.gapsTheRecorderMissed(file: file) > 1, attempt < 3 { continue }
             let stderr = session.log("stderr")
             #expect(metronome.terminationStatus == 0, "\(stderr)")
@@ -191,20 +188,32 @@ import MetronomeTestSupport
         }
     }
 
-    /// A stall's take: 6 s at 240 bpm on `device`, its stderr logged as "stderr", recorded on the sink's
-    /// far side and traced; returned once click 4 is rendered, with the instant it was first seen so.
-    static func startStallTake(on device: String, in session: PipeWireSession, schedule: ClickSchedule) throws
+    /// A stall's take: 6 s at 240 bpm with `options` (where it plays: `--device D`, or `--jack`
+    /// with `underJack`, under pw-jack), its stderr logged as "stderr", recorded on the sink's far
+    /// side and traced; returned once click 4 is rendered, with the instant it was first seen so.
+    static func startStallTake(_ options: [String], underJack: Bool = false, in session: PipeWireSession, schedule: ClickSchedule) throws
         -> (metronome: Process, recorder: Process, file: String, rendered: Int64) {
         let directory = TemporaryDirectory()
         let (beat, bell) = try writeImpulseSoundFiles(in: directory)
         let file = session.file("recording.wav"), trace = session.file("trace.jsonl")
         let recorder = try session.startRecording(to: file)
-        let metronome = try session.start(metronomeBinary(), ["--device", device, "--bpm", "240", "--duration", "6", "--no-pendulum",
-                                                              "--trace", trace, "--beat-sound", beat, "--bell-sound", bell],
-                                          log: "stderr")
+        let arguments = options + ["--bpm", "240", "--duration", "6", "--no-pendulum", "--trace", trace, "--beat-sound", beat, "--bell-sound", bell]
+        let metronome = underJack ? try session.startUnderJack(metronomeBinary(), arguments, log: "stderr")
+                                  : try session.start(metronomeBinary(), arguments, log: "stderr")
         // The sounds are read before the first click is rendered: the directory may go after.
         let rendered = try instantRendered(click: 4, on: schedule, trace: trace, session: session)
         return (metronome, recorder, file, rendered)
+    }
+
+    /// A stall's take (`startStallTake`) whose server is paused (SIGSTOP) for `milliseconds`, 150 ms
+    /// after click 4 is rendered; returned once the metronome ended, with the onsets recorded.
+    static func takeWithTheServerPaused(milliseconds: UInt32, _ options: [String], underJack: Bool = false, in session: PipeWireSession,
+                                        schedule: ClickSchedule) throws -> (metronome: Process, file: String, found: [(frame: Int64, value: Float)]) {
+        let (metronome, recorder, file, rendered) = try startStallTake(options, underJack: underJack, in: session, schedule: schedule)
+        MonotonicClock().sleep(until: MonotonicInstant(nanoseconds: rendered + 150_000_000))
+        session.pauseServer(milliseconds: milliseconds)
+        metronome.waitUntilExit()
+        return (metronome, file, onsets(try session.finish(recorder, file: file)))
     }
 
     /// When the trace first holds click `click`: it is there once rendered, about

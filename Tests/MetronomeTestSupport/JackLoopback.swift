@@ -44,11 +44,18 @@ package final class JackLoopback {
     package enum LoopbackError: Error { case notReady(String) }
 
     /// Servers killed without cleanup leave `jack*` entries in POSIX shared
-    /// memory that stop new servers; remove them while no jackd runs.
+    /// memory that stop new servers; remove them while no jackd runs. The
+    /// server registry stays while this process maps it: libjack attaches it
+    /// once per process, for good, and an in-process client (`JackClientTests`)
+    /// could not open on the next server if it were replaced.
     package static func removeStaleRegistrations() {
         let running = (try? run("/usr/bin/pgrep", ["-x", "jackd"]))?.status == 0
         guard !running, let names = try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm") else { return }
-        for name in names where name.hasPrefix("jack") {
+        let registry = "jack-shm-registry"
+        // Read to its end: /proc's files show a size of 0.
+        let maps = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/maps")).readToEnd()) ?? nil
+        let mapped = maps.map { String(decoding: $0, as: UTF8.self).contains("/dev/shm/\(registry)") } ?? false
+        for name in names where name.hasPrefix("jack") && !(mapped && name == registry) {
             try? FileManager.default.removeItem(atPath: "/dev/shm/\(name)")
         }
     }
@@ -96,12 +103,18 @@ package final class JackLoopback {
     /// cycle by JACK's frame time, and can stop a process) with the Swift
     /// toolchain's clang; returns the program's path.
     package func buildStampedRecorder() throws -> String {
+        try Self.buildTool("jack_stamped_rec", into: home.path, flags: ["-ljack"])
+    }
+
+    /// Builds `Tests/Tools/NAME.c` with the Swift toolchain's clang (or cc),
+    /// linked with `flags`, into `directory`; returns the program's path.
+    package static func buildTool(_ name: String, into directory: String, flags: [String]) throws -> String {
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Tools/jack_stamped_rec.c").path
-        let program = home.file("jack_stamped_rec")
+            .deletingLastPathComponent().appendingPathComponent("Tools/\(name).c").path
+        let program = "\(directory)/\(name)"
         let compiler = try #require(Self.compiler, "no clang or cc on PATH")
-        let built = try run(compiler, ["-O2", "-o", program, source, "-ljack"])
-        guard built.status == 0 else { throw LoopbackError.notReady("cannot build the recorder: \(built.standardError)") }
+        let built = try run(compiler, ["-O2", "-o", program, source] + flags)
+        try #require(built.status == 0, "cannot build \(name).c: \(built.standardError)")
         return program
     }
 
@@ -117,6 +130,9 @@ package final class JackLoopback {
 
     /// Whether the recorder can be built: JACK's headers and a C compiler.
     package static var canBuildRecorder: Bool { FileManager.default.fileExists(atPath: "/usr/include/jack/jack.h") && compiler != nil }
+
+    /// The JACK server's process.
+    package var serverProcess: Process? { processes.first }
 
     /// Stops the JACK server, as when the sound server goes away mid-run.
     package func stopServer() {

@@ -57,12 +57,7 @@ package final class LinkBand {
 
     /// Starts recording `seconds` of JACK time; returns once the recorder is connected.
     package func startRecording(seconds: Int) throws {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Tools/jack_multi_rec.c").path
-        let program = hut.home.file("jack_multi_rec")
-        let compiler = try #require(JackLoopback.compiler, "no clang or cc on PATH")
-        let built = try run(compiler, ["-O2", "-o", program, source, "-ljack"])
-        try #require(built.status == 0, "cannot build the recorder: \(built.standardError)")
+        let program = try JackLoopback.buildTool("jack_multi_rec", into: hut.home.path, flags: ["-ljack"])
         let log = hut.home.file("recorder.log")
         recorder = try launchLogged(program, ["\(seconds)", recordingFile, "LinkHut:out_1", "-", "-"], environment: hut.environment, log: log)
         waitUntil(seconds: 10, every: .milliseconds(20)) {
@@ -74,7 +69,17 @@ package final class LinkBand {
     /// A metronome on `device` with `arguments` and the impulse sounds, its lines collected;
     /// in network namespace `namespace`, if given.
     package func metronome(device: String, _ arguments: [String], namespace: String? = nil) throws -> PeerProcess {
-        let command = [metronomeBinary(), "--device", device, "--beat-sound", sounds.beat, "--bell-sound", sounds.bell] + arguments
+        try metronome(output: ["--device", device], name: device, arguments, namespace: namespace)
+    }
+
+    /// The metronome `metA` as a JACK client of its own (`--jack`), its port to the recorder's channel 1.
+    package func jackMetronome(_ arguments: [String]) throws -> PeerProcess {
+        try metronome(output: ["--jack", "--jack-name", "metA", "--connect", "multirec:in_2"], name: "JACK client metA", arguments)
+    }
+
+    /// A metronome playing through `output` (options), called `name` in messages.
+    private func metronome(output: [String], name device: String, _ arguments: [String], namespace: String? = nil) throws -> PeerProcess {
+        let command = [metronomeBinary()] + output + ["--beat-sound", sounds.beat, "--bell-sound", sounds.bell] + arguments
         if let namespace {
             return try PeerProcess("/bin/ip", ["netns", "exec", namespace] + command, environment: hut.environment,
                                    name: "metronome on \(device) in \(namespace)")

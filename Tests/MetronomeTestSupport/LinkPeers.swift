@@ -49,8 +49,21 @@ package final class PeerProcess {
     package var lines: [String] { output.lines.withLock { $0 } }
     package var isRunning: Bool { process.isRunning }
 
+    /// Writes `text` to its stdin; nothing if it has gone. SIGPIPE, which
+    /// a write to a program that exited raises, is blocked on this thread
+    /// for the write and taken back after it, so it never ends the tests.
     package func send(_ text: String) {
+        var pipe = sigset_t(), previous = sigset_t()
+        sigemptyset(&pipe)
+        sigaddset(&pipe, SIGPIPE)
+        var pending = sigset_t()
+        sigpending(&pending)
+        let alreadyPending = sigismember(&pending, SIGPIPE) == 1
+        pthread_sigmask(SIG_BLOCK, &pipe, &previous)
         try? input.write(contentsOf: Data(text.utf8))
+        var immediately = timespec()
+        if !alreadyPending { _ = sigtimedwait(&pipe, nil, &immediately) }
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
     }
 
     /// Polls every 20 ms, at most `seconds`, until `condition` holds; fails the test with the output if it never does.

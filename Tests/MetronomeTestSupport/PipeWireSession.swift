@@ -86,14 +86,9 @@ package final class PipeWireSession {
     /// cycle at the graph clock's position: a cycle the recorder missed on a loaded machine is
     /// silence in the file, not a shift of every later click. Returns once it is linked and running.
     package func startRecording(to file: String, seconds: Int = 120) throws -> Process {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Tools/pw_stamped_rec.c").path
-        let program = self.file("pw_stamped_rec")
-        guard let compiler = JackLoopback.compiler else { throw SessionError.notReady("no clang or cc on PATH") }
         let flags = try tool("pkg-config", ["--cflags", "--libs", "libpipewire-0.3", "sndfile"]).standardOutput
             .split(whereSeparator: \.isWhitespace).map(String.init)
-        let built = try run(compiler, ["-O2", "-o", program, source] + flags)
-        guard built.status == 0 else { throw SessionError.notReady("cannot build the recorder: \(built.standardError)") }
+        let program = try JackLoopback.buildTool("pw_stamped_rec", into: home, flags: flags)
         let log = "\((file as NSString).lastPathComponent).log"
         let recorder = try start(program, [Self.sink, String(seconds), file], log: log)
         try poll("the recorder linked to the sink") {

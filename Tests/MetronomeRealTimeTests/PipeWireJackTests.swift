@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+@testable import MetronomeSupport
+@testable import MetronomeTiming
+import MetronomeTestSupport
+
+/// `metronome --jack` under `pw-jack`: the same native JACK client, on
+/// PipeWire's libjack, in a private PipeWire session (a null sink, started
+/// here), its port connected to the sink's playback ports as to a desktop's.
+/// Recorded by `Tests/Tools/pw_stamped_rec.c` on the sink's far side: a
+/// native PipeWire stream, not a JACK client, that places each buffer at the
+/// graph clock's position (`pw_time.ticks`, the position PipeWire's
+/// `jack_last_frame_time` reads) and names the stretches of graph time it
+/// missed, which a JACK recorder could not tell from silence.
+@Suite(.serialized) struct PipeWireJackTests {
+    static let required = ProcessInfo.processInfo.environment["METRONOME_REQUIRE_LOOPBACK"] == "1"
+    static let available = PipeWireSession.jackIsInstalled || required
+    static let needs = "PipeWire and pipewire-jack are needed: run scripts/setup --test"
+
+    /// The client is PipeWire's: while it plays, the private session's graph
+    /// holds a JACK node `metronome` made by the metronome's own process, and
+    /// its port `out` feeds both playback ports of the session's sink (the
+    /// system's playback ports, as PipeWire's JACK names them physical).
+    @Test(.enabled(if: available))
+    func theClientIsANodeOfThePrivateSession() throws {
+        try #require(PipeWireSession.jackIsInstalled, "\(Self.needs)")
+        let session = try PipeWireSession()
+        let metronome = try session.startUnderJack(metronomeBinary(), ["--jack", "--duration", "4", "--no-pendulum", "--quiet"], log: "stderr")
+        var nodes: [String] = [], links: [String] = []
+        waitUntil(seconds: 3, every: .milliseconds(100)) {
+            nodes = (try? session.jackNodes(ofProcess: metronome.processIdentifier)) ?? []
+            links = (try? session.links(of: "metronome:out")) ?? []
+            return nodes == ["metronome"] && links.count == 2
+        }
+        metronome.waitUntilExit()
+        #expect(metronome.terminationStatus == 0, "\(session.log("stderr"))")
+        #expect(nodes == ["metronome"])
+        #expect(links.sorted() == ["\(PipeWireSession.sink):playback_FL", "\(PipeWireSession.sink):playback_FR"], "\(links)")
+    }
+
+    /// 20 s at 137 bpm in 3/4: every click on its exact frame of the graph's
+    /// clock, the bell on each bar's first beat, no underrun. A take whose
+    /// recorder missed a cycle, or in which the metronome met one the graph
+    /// skipped (it says so), had a machine too loaded to keep PipeWire's time,
+    /// which is not real-time here: it is taken again, twice at most, and the
+    /// last take must be exact.
+    @Test(.enabled(if: available))
+    func everyClickIsOnItsExactFrameForTwentySeconds() throws {
+        try #require(PipeWireSession.jackIsInstalled, "\(Self.needs)")
+        let schedule = ClickSchedule(tempo: try Tempo(parsing: "137"), meter: try Meter(parsing: "3/4"), rate: .standard)
+        for attempt in 1...3 {
+            let session = try PipeWireSession()
+            let directory = TemporaryDirectory()
+            let (beat, bell) = try writeImpulseSoundFiles(in: directory)
+            let file = session.file("recording.wav")
+            let recorder = try session.startRecording(to: file)
+            let played = try run(PipeWireSession.jackWrapper,
+                                 [metronomeBinary(), "--jack", "--bpm", "137", "--meter", "3/4", "--duration", "20", "--no-pendulum", "--quiet",
+                                  "--beat-sound", beat, "--bell-sound", bell], environment: session.environment)
+            let found = onsets(try session.finish(recorder, file: file))
+            if played.standardError.contains("underrun") || session.framesTheRecorderMissed(file: file) != 0, attempt < 3 { continue }
+            #expect(played.status == 0, "\(played.standardError)")
+            #expect(played.standardError == "", "\(played.standardError)")
+            #expect(session.framesTheRecorderMissed(file: file) == 0)
+            let first = try #require(found.first, "nothing recorded: \(played.standardError)")
+            expectExactClicks(clicksHeard(found, from: first, on: schedule), 0..<46, on: schedule)  // 20 s at 137 bpm: clicks 0 to 45
+            return
+        }
+    }
+
+    /// The PipeWire server stopped (SIGSTOP) for 300 ms, 150 ms after click 4
+    /// is rendered at 240 bpm. PipeWire's JACK does not stand still as jackd
+    /// does: once continued, the graph runs the cycles it owes in a burst,
+    /// skipping some (its frame time jumps: the graph cycles lost), and at
+    /// times runs a client twice in one cycle. No click is late: every click
+    /// heard is on its exact frame of the original grid, the graph's clock;
+    /// the only clicks missing are those due in the graph time the recorder
+    /// names as lost, and the metronome counts no more underruns than the
+    /// cycles lost there. A take the machine disturbed besides the stall (graph time lost
+    /// before click 4, or more than a second after the stall, or cycles the
+    /// metronome's client lost and the recorder did not) is taken again,
+    /// twice at most.
+    @Test(.enabled(if: available))
+    func aStalledServerDropsOnlyTheClicksDueInLostCyclesAndKeepsTheGrid() throws {
+        try #require(PipeWireSession.jackIsInstalled, "\(Self.needs)")
+        let schedule = ClickSchedule(tempo: try Tempo(parsing: "240"), rate: .standard)
+        for attempt in 1...3 {
+            let session = try PipeWireSession()
+            let (metronome, file, found) = try PipeWireTests.takeWithTheServerPaused(milliseconds: 300, ["--jack", "--quiet"], underJack: true,
+                                                                                     in: session, schedule: schedule)
+            let stderr = session.log("stderr")
+            let gaps = session.gapsInRecording(file: file)
+            let first = try #require(found.first, "nothing recorded: \(stderr)")
+            // The stall's graph time: from click 4 to a second after it (150 + 300 ms, and the burst that catches up).
+            let stall = (first.frame + schedule.frame(ofClick: 4))...(first.frame + schedule.frame(ofClick: 8))
+            // Or the metronome's own client skipped cycles the recorder did not miss (late on a loaded machine).
+            let disturbed = gaps.contains { !stall.contains($0.frame) } || session.gapsTheRecorderMissed(file: file) != gaps.count
+                || Self.underruns(in: stderr) > gaps.map(\.frames).reduce(0, +) / 1_024
+            if disturbed, attempt < 3 { continue }
+            #expect(metronome.terminationStatus == 0, "\(stderr)")
+            #expect(session.gapsTheRecorderMissed(file: file) == gaps.count, "more gaps than the recorder named: \(gaps)")
+            let heard = clicksHeard(found, from: first, on: schedule)
+            let clicks = heard.map(\.click)
+            #expect(clicks == clicks.sorted() && Set(clicks).count == clicks.count, "\(heard)")
+            for click in heard {
+                #expect(click.offset == 0, "\(click); gaps \(gaps); \(stderr)")
+                #expect(click.bell == schedule.isBell(click: click.click), "\(click)")
+            }
+            // A click missing was due in graph time the recorder names as lost.
+            for click in Set(0..<24).subtracting(clicks) {
+                let due = first.frame + schedule.frame(ofClick: Int64(click))
+                #expect(gaps.contains { $0.frame <= due && due < $0.frame + $0.frames }, "click \(click) (frame \(due)) missing; gaps \(gaps)")
+            }
+            // Each underrun is a jump of the frame time by whole cycles, which the recorder
+            // missed too; two jumps with cycles it also missed between are one of its gaps.
+            let underruns = Self.underruns(in: stderr)
+            #expect(underruns <= gaps.map(\.frames).reduce(0, +) / 1_024, "\(stderr); gaps \(gaps)")
+            #expect(stderr.split(separator: "\n").allSatisfy { $0.hasPrefix("metronome: \(underruns) underrun") }, "\(stderr)")
+            return
+        }
+    }
+
+    /// The underruns the metronome reported at its end (`N underruns in JACK client`), 0 if none.
+    static func underruns(in stderr: String) -> Int {
+        guard let line = stderr.split(separator: "\n").first(where: { $0.contains(" in JACK client ") }) else { return 0 }
+        return Int(line.split(separator: " ")[1]) ?? 0
+    }
+}
