@@ -92,7 +92,8 @@ package final class JackOutput: JackHost, JackProcessor, @unchecked Sendable {
         let period = FrameTime.nanoseconds(inFrames: Int64(frames), at: rate.framesPerSecond) / 1_000
         let started = behind >= 0 && behind * 2 < period ? MonotonicInstant(nanoseconds: now.nanoseconds - behind * 1_000) : now
         return JackCycle(firstFrame: times.frames, microseconds: times.microseconds, startedAt: started, wokeAt: now, frames: frames,
-                         latency: Int(latency), transport: followsTransport ? transport.position() : nil)
+                         latency: Int(latency), transport: followsTransport ? transport.position() : nil,
+                         ranLate: jackNow >= Int64(times.nextMicroseconds))
     }
 
     /// Throws `serverGone` once the server has shut the client down.

@@ -20,10 +20,13 @@ package struct JackCycle: Sendable, Equatable {
     package var latency: Int
     /// The transport at the cycle's first frame, when the clicks follow it.
     package var transport: MasterPosition?
+    /// Whether the callback ran after the cycle's end, when the next was due
+    /// (`jack_get_time` past the cycle times' next): the graph catching up.
+    package var ranLate: Bool
 
     /// `startedAt` and `wokeAt`: by default the microseconds, as if JACK's clock were ours and the callback ran on time.
     package init(firstFrame: UInt32, microseconds: UInt64, startedAt: MonotonicInstant? = nil, wokeAt: MonotonicInstant? = nil,
-                 frames: Int, latency: Int, transport: MasterPosition? = nil) {
+                 frames: Int, latency: Int, transport: MasterPosition? = nil, ranLate: Bool = false) {
         self.firstFrame = firstFrame
         self.microseconds = microseconds
         let started = startedAt ?? MonotonicInstant(nanoseconds: Int64(microseconds) * 1_000)
@@ -32,6 +35,7 @@ package struct JackCycle: Sendable, Equatable {
         self.frames = frames
         self.latency = latency
         self.transport = transport
+        self.ranLate = ranLate
     }
 }
 
@@ -43,6 +47,11 @@ package struct JackCycle: Sendable, Equatable {
 /// itself is stopped (an xrun of its own), so time lost is the larger of what
 /// the frame time and the cycle's microseconds say passed beyond the last
 /// cycle's frames: the track skips it, dropping the clicks due in it.
+/// PipeWire's JACK instead runs the cycles it owes in a burst, each after
+/// its time: what a client writes then reaches the sink when the graph gets
+/// to it, at times a cycle later than the frame time says, so a cycle run
+/// after its end is time lost too, written as silence. One stretch of lost
+/// time is one underrun.
 /// `process` allocates nothing, takes no lock and does no I/O.
 package final class JackPlayback: ClickPlayer, @unchecked Sendable {
     package let track: ClickTrack
@@ -70,6 +79,8 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
     private var lastFrame: Int64?
     private var last: JackCycle?
     private var lostTime: JackLostTime
+    /// Whether the last cycle lost time: the next one that does continues the same underrun.
+    private var losing = false
     /// Track frames written, the silence after the end included.
     private var written: Int64 = 0
     /// Following a transport: its timebase master's beats, placed a cycle at a time.
@@ -165,17 +176,16 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
             if cycle.frames > lastOutputCount { output.advanced(by: lastOutputCount).update(repeating: 0, count: cycle.frames - lastOutputCount) }
             return
         }
-        let lost = lostTime.lost(before: cycle, rate: rate.framesPerSecond)
-        if last != nil {
-            if lost > 0, lastFrame == nil {
-                underrunCount.add(1, ordering: .relaxed)
-                track.skip(to: track.position + lost)
-                written += lost
-                link?.restart()
-            } else if lost > 0 {
-                written += lost
-            }
+        let measured = lostTime.lost(before: cycle, rate: rate.framesPerSecond)
+        let lost = last == nil ? 0 : measured
+        let late = lostTime.catchesUp && cycle.ranLate && lastFrame == nil
+        if (lost > 0 || late), lastFrame == nil, !losing {
+            underrunCount.add(1, ordering: .relaxed)
+            link?.restart()
         }
+        losing = lost > 0 || late
+        if lost > 0, lastFrame == nil { track.skip(to: track.position + lost) }
+        written += lost
         last = cycle
         if stopRequested.load(ordering: .acquiring), lastFrame == nil {
             fade.stop(at: track.position)
@@ -186,7 +196,12 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
         }
         let blockStart = written
         var rendered = 0
-        if lastFrame == nil {
+        if late {
+            track.skip(to: track.position + Int64(cycle.frames))
+            output.update(repeating: 0, count: cycle.frames)
+            rendered = cycle.frames
+            if blockStart + Int64(rendered) >= fade.end { lastFrame = blockStart + Int64(rendered) }
+        } else if lastFrame == nil {
             rendered = render(cycle, into: output)
             rendered = fade.apply(to: output, from: blockStart, count: rendered)
             if let played { output.record(in: played, count: rendered, at: blockStart) }

@@ -47,9 +47,19 @@ extension PipeWireSession {
 
     /// The stretches of graph time a finished recorder missed (`gap at frame F: N frames`), in its file's frames.
     package func gapsInRecording(file: String) -> [(frame: Int64, frames: Int64)] {
+        stretches("gap", file: file)
+    }
+
+    /// The stretches of graph time a finished recorder took after their end, the
+    /// graph catching up after a stall (`late at frame F: N frames`), in its file's frames.
+    package func lateInRecording(file: String) -> [(frame: Int64, frames: Int64)] {
+        stretches("late", file: file)
+    }
+
+    private func stretches(_ kind: String, file: String) -> [(frame: Int64, frames: Int64)] {
         log("\((file as NSString).lastPathComponent).log").split(separator: "\n").compactMap { line in
             let words = line.split(separator: " ")
-            guard line.hasPrefix("gap at frame "), words.count == 6, let frame = Int64(words[3].dropLast()), let frames = Int64(words[4])
+            guard line.hasPrefix("\(kind) at frame "), words.count == 6, let frame = Int64(words[3].dropLast()), let frames = Int64(words[4])
             else { return nil }
             return (frame, frames)
         }

@@ -25,11 +25,12 @@ import MetronomeTestSupport
         func close() {}
     }
 
-    func makePlayback(_ bpm: String, length: TrackLength = .endless) throws -> (JackPlayback, Unplugged) {
+    func makePlayback(_ bpm: String, length: TrackLength = .endless, catchesUp: Bool = false) throws -> (JackPlayback, Unplugged) {
         let sounds = impulseSounds(rate: rate)
         let track = ClickTrack(schedule: ClickSchedule(tempo: try Tempo(parsing: bpm), rate: rate),
                                beat: sounds.beat, bell: sounds.bell, length: length)
         let host = Unplugged(rate: rate)
+        host.catchesUp = catchesUp
         let playback = JackPlayback(track: track, host: host)
         playback.start()
         return (playback, host)
@@ -109,6 +110,31 @@ import MetronomeTestSupport
         }
         #expect(onsets(heard).map(\.frame) == (0..<13).map { playback.track.schedule.frame(ofClick: $0) })
         #expect(playback.underruns == 0)
+    }
+
+    /// PipeWire's JACK catching up after a stall runs the cycles it owes in a
+    /// burst, each after its end; what a client writes then may reach the sink
+    /// a cycle later than its frame time says. Those cycles are time lost: the
+    /// click due in them is dropped (one underrun for the burst), every other
+    /// stays on its frame. jackd's late callbacks run on its schedule and lose
+    /// nothing this way (its own stall is measured by the callbacks' lead).
+    @Test(arguments: [true, false])
+    func cyclesRunAfterTheirEndOnPipeWireAreSilence(catchesUp: Bool) throws {
+        let (playback, _) = try makePlayback("120", catchesUp: catchesUp)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 1024)
+        defer { buffer.deallocate() }
+        var heard = [Float](repeating: 0, count: 300 * 1024)
+        for index in 0..<300 {
+            // Click 4 (frame 96000) falls in cycle 93, in a burst of cycles 88 to 97 each run after its end.
+            let cycle = JackCycle(firstFrame: 5_000 + UInt32(index * 1024), microseconds: UInt64(1_000_000 + index * 21_333), frames: 1024,
+                                  latency: 2048, ranLate: (88...97).contains(index))
+            playback.process(cycle, into: buffer)
+            for offset in 0..<1024 { heard[index * 1024 + offset] = buffer[offset] }
+        }
+        let grid = (0..<13).map { playback.track.schedule.frame(ofClick: Int64($0)) }
+        #expect(onsets(heard).map(\.frame) == (catchesUp ? grid.filter { $0 != 96_000 } : grid))
+        #expect(playback.underruns == (catchesUp ? 1 : 0))
+        #expect(playback.track.position == 300 * 1024)
     }
 
     @Test func aClockThatJittersLosesNoTime() throws {

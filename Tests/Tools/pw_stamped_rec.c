@@ -14,7 +14,10 @@
  *
  * Prints "recording" on stdout once the stream is linked and running, and on
  * stderr at the end a line "gap at frame F: N frames" for each of the first 64
- * cycles it missed, then "lost N frames in M gaps".
+ * cycles it missed, "late at frame F: N frames" for each of the first 64
+ * stretches of cycles it took after their end (the graph catching up after a
+ * stall, when a JACK client's output may reach the sink a cycle late), then
+ * "lost N frames in M gaps".
  * Built by the tests and scripts/pipewire.sh with the Swift toolchain's clang.
  */
 #include <pipewire/pipewire.h>
@@ -26,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { rate = 48000 };
 
@@ -42,6 +46,9 @@ static uint64_t expected_tick;
 /* Where the first gaps were (in the recording's frames) and how long: printed at the end. */
 #define GAPS_KEPT 64
 static uint64_t gap_at[GAPS_KEPT], gap_frames[GAPS_KEPT];
+/* Stretches of cycles this recorder ran after their end (the graph catching up after a stall). */
+static uint64_t late_at[GAPS_KEPT], late_frames[GAPS_KEPT];
+static uint64_t lates, late_end;
 
 /* The data thread: no allocation, no I/O, only copies into the preallocated recording. */
 static void on_process(void *data) {
@@ -68,6 +75,14 @@ static void on_process(void *data) {
                 atomic_fetch_add(&lost_frames, time.ticks - expected_tick);
             }
             expected_tick = time.ticks + frames;
+            struct timespec real;
+            clock_gettime(CLOCK_MONOTONIC, &real);
+            if ((int64_t)real.tv_sec * 1000000000 + real.tv_nsec >= time.now + (int64_t)(frames * 1000000000 / rate)) {
+                uint64_t from = time.ticks - first_tick;
+                if (lates > 0 && lates <= GAPS_KEPT && late_end == from) late_frames[lates - 1] += frames;
+                else if (lates++ < GAPS_KEPT) { late_at[lates - 1] = from; late_frames[lates - 1] = frames; }
+                late_end = from + frames;
+            }
             uint64_t at = time.ticks - first_tick;
             if (at < capacity) {
                 uint64_t n = frames < capacity - at ? frames : capacity - at;
@@ -143,6 +158,8 @@ int main(int argc, char **argv) {
     uint64_t kept = atomic_load(&gaps) < GAPS_KEPT ? atomic_load(&gaps) : GAPS_KEPT;
     for (uint64_t gap = 0; gap < kept; gap++)
         fprintf(stderr, "gap at frame %llu: %llu frames\n", (unsigned long long)gap_at[gap], (unsigned long long)gap_frames[gap]);
+    for (uint64_t late = 0; late < (lates < GAPS_KEPT ? lates : GAPS_KEPT); late++)
+        fprintf(stderr, "late at frame %llu: %llu frames\n", (unsigned long long)late_at[late], (unsigned long long)late_frames[late]);
     fprintf(stderr, "lost %llu frames in %llu gaps\n",
             (unsigned long long)atomic_load(&lost_frames), (unsigned long long)atomic_load(&gaps));
     pw_main_loop_destroy(loop);
