@@ -12,56 +12,63 @@ extension LinkPeerTests {
     /// The metronome joins at 90 while LinkHut plays at 127: it plays LinkHut's
     /// tempo, each click within 3 ms of one of LinkHut's, the bell exactly on
     /// LinkHut's downbeats, none doubled or skipped; LinkHut moves to 128 and
-    /// it follows at once. Through ALSA's jack plugin; as a JACK client of its
-    /// own (`--jack`, `METRONOME_LINK_JACK=1`: passed alone 2 of 2, failed once
-    /// in the whole Link suite by more than 3 ms, not yet understood, so not in CI).
-    @Test(.enabled(if: LinkBand.isAvailable || required),
-          arguments: ProcessInfo.processInfo.environment["METRONOME_LINK_JACK"] == "1" ? [false, true] : [false])
+    /// it follows at once. Through ALSA's jack plugin, and as a JACK client of
+    /// its own (`--jack`). A take whose server had an xrun or whose LinkHut
+    /// clicked off its own timeline (`LinkBand.hutIsSteady`) is taken again,
+    /// twice at most.
+    @Test(.enabled(if: LinkBand.isAvailable || required), arguments: [false, true])
     func theMetronomeAdoptsLinkHutsTempoFollowsItsChangeAndClicksOnItsBeats(jack: Bool) throws {
         try #require(LinkBand.isAvailable, "LinkHut, jackd2, libasound2-plugins, libjack-jackd2-dev and clang are needed: run scripts/setup --test")
-        let band = try LinkBand(bpm: 127)
-        try band.startRecording(seconds: 16)
-        let arguments = ["--link", "--bpm", "90", "--duration", "14"]
-        let metronome = try jack ? band.jackMetronome(arguments) : band.metronome(device: "metA", arguments)
-        defer { metronome.stop(sending: "") }
-        // Its lines (stdout is no terminal) say it plays in LinkHut's session.
-        metronome.waitUntil("the metronome's fifth bar, with LinkHut") { metronome.lines.contains { $0.hasPrefix("bar 5 ") && $0.hasSuffix("link: 1 peer") } }
-        band.hut.press("e")
-        band.hut.hut.waitUntil("LinkHut at 128") { band.hut.status?.tempo == 128 }
-        let channels = try band.recording()
+        for attempt in 1...3 {
+            let band = try LinkBand(bpm: 127)
+            try band.startRecording(seconds: 16)
+            let arguments = ["--link", "--bpm", "90", "--duration", "14"]
+            let metronome = try jack ? band.jackMetronome(arguments) : band.metronome(device: "metA", arguments)
+            defer { metronome.stop(sending: "") }
+            // Its lines (stdout is no terminal) say it plays in LinkHut's session.
+            metronome.waitUntil("the metronome's fifth bar, with LinkHut") { metronome.lines.contains { $0.hasPrefix("bar 5 ") && $0.hasSuffix("link: 1 peer") } }
+            band.hut.press("e")
+            band.hut.hut.waitUntil("LinkHut at 128") { band.hut.status?.tempo == 128 }
+            let channels = try band.recording()
 
-        let hut = LinkBand.hutClicks(channels[0]), ours = LinkBand.metronomeClicks(channels[1])
-        try #require(hut.count > 20 && ours.count > 20, "LinkHut \(hut.count) clicks, the metronome \(ours.count)")
-        let matched = LinkBand.nearest(ours.map(\.frame), in: hut.map(\.frame))
-        for (index, match) in matched.enumerated() {
-            #expect(abs(match.offset) <= Self.threeMilliseconds, "click \(index) at \(match.ours): \(match.offset) frames from LinkHut's")
-            #expect(ours[index].bell == hut[match.theirs].downbeat, "click \(index) at \(match.ours): bell \(ours[index].bell)")
+            let hut = LinkBand.hutClicks(channels[0]), ours = LinkBand.metronomeClicks(channels[1])
+            // Link keeps a beat as whole microseconds: 472441 µs at 127 bpm, 468750 µs at 128.
+            if band.hut.serverHadXrun || !LinkBand.hutIsSteady(hut, beatMicroseconds: [472_441, 468_750]), attempt < 3 { continue }
+            try #require(hut.count > 20 && ours.count > 20, "LinkHut \(hut.count) clicks, the metronome \(ours.count)")
+            let matched = LinkBand.nearest(ours.map(\.frame), in: hut.map(\.frame))
+            for (index, match) in matched.enumerated() {
+                #expect(abs(match.offset) <= Self.threeMilliseconds, "click \(index) at \(match.ours): \(match.offset) frames from LinkHut's")
+                #expect(ours[index].bell == hut[match.theirs].downbeat, "click \(index) at \(match.ours): bell \(ours[index].bell)")
+            }
+            // One click for each of LinkHut's from the first to the last: none doubled or skipped.
+            let theirs = matched.map(\.theirs)
+            #expect(theirs == Array((theirs.first ?? 0)...(theirs.last ?? 0)), "\(theirs)")
+            // The tempo: LinkHut's 127, then 128, never the 90 asked for.
+            let intervals = zip(ours, ours.dropFirst()).map { $1.frame - $0.frame }
+            let before = 472_441 * 48_000 / 1_000_000.0, after = 468_750 * 48_000 / 1_000_000.0
+            func deviation(_ interval: Int64) -> Double { min(abs(Double(interval) - before), abs(Double(interval) - after)) }
+            #expect(intervals.filter { deviation($0) < 3 && abs(Double($0) - before) < 3 }.count >= 6, "intervals \(intervals)")
+            #expect(intervals.filter { deviation($0) < 3 && abs(Double($0) - after) < 3 }.count >= 6, "intervals \(intervals)")
+            // Steady: after the first two bars (the line still settling), and but for the one that changed
+            // tempo, within 2 frames of an exact interval (22677 or 22678; 22500), or no
+            // farther than LinkHut's own on a machine loaded enough to move the dummy driver's cycles.
+            let hutIntervals = zip(hut, hut.dropFirst()).map { $1.frame - $0.frame }
+            let allowed = max(2.9, hutIntervals.map(deviation).sorted().dropLast().last ?? 0)
+            let unsteady = intervals.dropFirst(8).filter { deviation($0) > allowed }
+            #expect(unsteady.count <= 1, "intervals \(intervals), LinkHut's \(hutIntervals), offsets \(matched.map(\.offset))")
+            #expect(metronome.lines.contains { $0.contains("127 bpm") } && metronome.lines.contains { $0.contains("128 bpm") },
+                    "\(metronome.lines.suffix(10))")
+            print("Link beside LinkHut\(jack ? " (--jack)" : ""): \(matched.count) clicks, offsets \(matched.map(\.offset).min() ?? 0) to \(matched.map(\.offset).max() ?? 0) frames, attempt \(attempt)")
+            return
         }
-        // One click for each of LinkHut's from the first to the last: none doubled or skipped.
-        let theirs = matched.map(\.theirs)
-        #expect(theirs == Array((theirs.first ?? 0)...(theirs.last ?? 0)), "\(theirs)")
-        // The tempo: LinkHut's 127, then 128, never the 90 asked for. Link keeps a
-        // beat as whole microseconds: 472441 µs, 468750 µs.
-        let intervals = zip(ours, ours.dropFirst()).map { $1.frame - $0.frame }
-        let before = 472_441 * 48_000 / 1_000_000.0, after = 468_750 * 48_000 / 1_000_000.0
-        func deviation(_ interval: Int64) -> Double { min(abs(Double(interval) - before), abs(Double(interval) - after)) }
-        #expect(intervals.filter { deviation($0) < 3 && abs(Double($0) - before) < 3 }.count >= 6, "intervals \(intervals)")
-        #expect(intervals.filter { deviation($0) < 3 && abs(Double($0) - after) < 3 }.count >= 6, "intervals \(intervals)")
-        // Steady: after the first two bars (the line still settling), and but for the one that changed
-        // tempo, within 2 frames of an exact interval (22677 or 22678; 22500), or no
-        // farther than LinkHut's own on a machine loaded enough to move the dummy driver's cycles.
-        let hutIntervals = zip(hut, hut.dropFirst()).map { $1.frame - $0.frame }
-        let allowed = max(2.9, hutIntervals.map(deviation).sorted().dropLast().last ?? 0)
-        let unsteady = intervals.dropFirst(8).filter { deviation($0) > allowed }
-        #expect(unsteady.count <= 1, "intervals \(intervals), LinkHut's \(hutIntervals), offsets \(matched.map(\.offset))")
-        #expect(metronome.lines.contains { $0.contains("127 bpm") } && metronome.lines.contains { $0.contains("128 bpm") },
-                "\(metronome.lines.suffix(10))")
     }
 
     /// Two metronomes join LinkHut's session at other tempi, one on a terminal:
     /// its status line shows both peers; they click within 1 ms of each other
     /// and 3 ms of LinkHut, bells together on its downbeats; its Up key (+1 bpm)
-    /// moves LinkHut and the other metronome. The same through ALSA's `plug`
+    /// moves LinkHut and the other metronome (a take whose server had an xrun
+    /// or whose LinkHut clicked off its own line is taken again, twice at
+    /// most). The same through ALSA's `plug`
     /// in front of the jack plugin: the server behind it is found, and its
     /// period counted in Link's latency (missed, they clicked 1010 to 1050
     /// frames, 21 ms, after LinkHut).
@@ -86,10 +93,11 @@ extension LinkPeerTests {
             try pane.waitUntil("the status line at 101") { try pane.capture().contains("101 bpm") }
             let channels = try band.recording()
             // A JACK server that missed cycles (a loaded machine) moved the clicks of the clients
-            // that missed them by a period: the harness, not the metronome; taken again.
-            if band.hut.serverHadXrun, attempt < 3 { continue }
-
+            // that missed them by a period, and LinkHut's late callbacks can tilt its line: the
+            // harness, not the metronome; taken again. Link's beats: 600000 µs at 100 bpm, 594059 µs at 101.
             let hut = LinkBand.hutClicks(channels[0])
+            if band.hut.serverHadXrun || !LinkBand.hutIsSteady(hut, beatMicroseconds: [600_000, 594_059]), attempt < 3 { continue }
+
             let first = LinkBand.metronomeClicks(channels[1]), second = LinkBand.metronomeClicks(channels[2])
             try #require(hut.count > 20 && first.count > 20 && second.count > 20, "clicks: LinkHut \(hut.count), \(first.count), \(second.count)")
             for ours in [first, second] {
@@ -159,60 +167,66 @@ extension LinkPeerTests {
     /// With start and stop shared, the metronome is silent while the session
     /// is stopped; LinkHut's start starts it on LinkHut's downbeat; its Space
     /// stops LinkHut, and its next Space starts both again, waiting for the
-    /// session's next downbeat, bell first.
+    /// session's next downbeat, bell first. A take whose server had an xrun or
+    /// whose LinkHut clicked off its own line is taken again, twice at most.
     @Test(.enabled(if: (LinkBand.isAvailable && TerminalTests.tmuxInstalled) || required))
     func startAndStopAreSharedAndAStartWaitsForTheDownbeat() throws {
         try #require(LinkBand.isAvailable && TerminalTests.tmuxInstalled, "LinkHut, jackd2, libasound2-plugins, libjack-jackd2-dev, clang and tmux are needed: run scripts/setup --test")
-        let band = try LinkBand(bpm: 110, startStopSync: true)
-        try band.startRecording(seconds: 20)
-        let environment = band.hut.environment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
-        let pane = try TmuxPane(command: "\(environment) \(metronomeBinary()) --link-start-stop --bpm 80 --device metA --beat-sound \(band.sounds.beat) --bell-sound \(band.sounds.bell) 2>/dev/null",
-                                width: 120)
-        try pane.waitUntil("the metronome joins") { try pane.capture().contains("link: 1 peer") }
-        #expect(band.hut.hut.waitUntil("LinkHut sees it") { band.hut.status?.peers == 1 })
-        // A second of the stopped session: nothing to hear.
-        let joined = Date()
-        while Date() < joined.addingTimeInterval(1) { usleep(20_000) }
-        band.hut.press(" ")
-        #expect(band.hut.hut.waitUntil("LinkHut plays") { band.hut.status?.playing == true })
-        // Four seconds of both, then our Space stops the session.
-        let started = Date()
-        while Date() < started.addingTimeInterval(4) { usleep(20_000) }
-        // Mid-beat: a stop within the audio already written ahead of a beat (85 ms here) still
-        // plays that beat here and not at LinkHut's (a known limit: written audio is not taken back).
-        #expect(band.hut.hut.waitUntil("LinkHut mid-beat") {
-            guard let beats = band.hut.status?.beats else { return false }
-            let phase = beats - beats.rounded(.down)
-            return phase >= 0.3 && phase <= 0.5
-        })
-        try pane.send("Space")
-        #expect(band.hut.hut.waitUntil("our Space stops LinkHut") { band.hut.status?.playing == false })
-        let stopped = Date()
-        while Date() < stopped.addingTimeInterval(1.5) { usleep(20_000) }
-        try pane.send("Space")
-        #expect(band.hut.hut.waitUntil("our Space starts LinkHut") { band.hut.status?.playing == true })
-        let channels = try band.recording()
+        for attempt in 1...3 {
+            let band = try LinkBand(bpm: 110, startStopSync: true)
+            try band.startRecording(seconds: 20)
+            let environment = band.hut.environment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
+            let pane = try TmuxPane(command: "\(environment) \(metronomeBinary()) --link-start-stop --bpm 80 --device metA --beat-sound \(band.sounds.beat) --bell-sound \(band.sounds.bell) 2>/dev/null",
+                                    width: 120)
+            try pane.waitUntil("the metronome joins") { try pane.capture().contains("link: 1 peer") }
+            #expect(band.hut.hut.waitUntil("LinkHut sees it") { band.hut.status?.peers == 1 })
+            // A second of the stopped session: nothing to hear.
+            let joined = Date()
+            while Date() < joined.addingTimeInterval(1) { usleep(20_000) }
+            band.hut.press(" ")
+            #expect(band.hut.hut.waitUntil("LinkHut plays") { band.hut.status?.playing == true })
+            // Four seconds of both, then our Space stops the session.
+            let started = Date()
+            while Date() < started.addingTimeInterval(4) { usleep(20_000) }
+            // Mid-beat: a stop within the audio already written ahead of a beat (85 ms here) still
+            // plays that beat here and not at LinkHut's (a known limit: written audio is not taken back).
+            #expect(band.hut.hut.waitUntil("LinkHut mid-beat") {
+                guard let beats = band.hut.status?.beats else { return false }
+                let phase = beats - beats.rounded(.down)
+                return phase >= 0.3 && phase <= 0.5
+            })
+            try pane.send("Space")
+            #expect(band.hut.hut.waitUntil("our Space stops LinkHut") { band.hut.status?.playing == false })
+            let stopped = Date()
+            while Date() < stopped.addingTimeInterval(1.5) { usleep(20_000) }
+            try pane.send("Space")
+            #expect(band.hut.hut.waitUntil("our Space starts LinkHut") { band.hut.status?.playing == true })
+            let channels = try band.recording()
 
-        let hut = LinkBand.hutClicks(channels[0]), ours = LinkBand.metronomeClicks(channels[1])
-        try #require(hut.count > 8 && ours.count > 8, "clicks: LinkHut \(hut.count), ours \(ours.count)")
-        // Two runs each, split where a beat is missing (the stop).
-        func runs(_ frames: [Int64]) -> [[Int64]] {
-            var runs: [[Int64]] = [[]]
-            for frame in frames {
-                if let last = runs[runs.count - 1].last, frame - last > 40_000 { runs.append([]) }
-                runs[runs.count - 1].append(frame)
+            let hut = LinkBand.hutClicks(channels[0]), ours = LinkBand.metronomeClicks(channels[1])
+            // The harness's server missed cycles, or LinkHut clicked off its own line (545454 µs a beat): taken again.
+            if band.hut.serverHadXrun || !LinkBand.hutIsSteady(hut, beatMicroseconds: [545_454]), attempt < 3 { continue }
+            try #require(hut.count > 8 && ours.count > 8, "clicks: LinkHut \(hut.count), ours \(ours.count)")
+            // Two runs each, split where a beat is missing (the stop).
+            func runs(_ frames: [Int64]) -> [[Int64]] {
+                var runs: [[Int64]] = [[]]
+                for frame in frames {
+                    if let last = runs[runs.count - 1].last, frame - last > 40_000 { runs.append([]) }
+                    runs[runs.count - 1].append(frame)
+                }
+                return runs
             }
-            return runs
-        }
-        let hutRuns = runs(hut.map(\.frame)), ourRuns = runs(ours.map(\.frame))
-        #expect(hutRuns.count == 2 && ourRuns.count == 2, "LinkHut \(hutRuns), ours \(ourRuns)")
-        for (theirs, mine) in zip(hutRuns, ourRuns) {
-            // Each run starts together, on a downbeat with the bell, and ends together.
-            #expect(abs(mine[0] - theirs[0]) <= Self.threeMilliseconds, "ours starts at \(mine[0]), LinkHut at \(theirs[0])")
-            #expect(abs(mine[mine.count - 1] - theirs[theirs.count - 1]) <= Self.threeMilliseconds, "ours ends at \(mine.last ?? 0), LinkHut at \(theirs.last ?? 0)")
-            #expect(hut.first { $0.frame == theirs[0] }?.downbeat == true)
-            #expect(ours.first { $0.frame == mine[0] }?.bell == true)
-            #expect(mine.count == theirs.count, "\(mine.count) clicks, LinkHut \(theirs.count)")
+            let hutRuns = runs(hut.map(\.frame)), ourRuns = runs(ours.map(\.frame))
+            #expect(hutRuns.count == 2 && ourRuns.count == 2, "LinkHut \(hutRuns), ours \(ourRuns)")
+            for (theirs, mine) in zip(hutRuns, ourRuns) {
+                // Each run starts together, on a downbeat with the bell, and ends together.
+                #expect(abs(mine[0] - theirs[0]) <= Self.threeMilliseconds, "ours starts at \(mine[0]), LinkHut at \(theirs[0])")
+                #expect(abs(mine[mine.count - 1] - theirs[theirs.count - 1]) <= Self.threeMilliseconds, "ours ends at \(mine.last ?? 0), LinkHut at \(theirs.last ?? 0)")
+                #expect(hut.first { $0.frame == theirs[0] }?.downbeat == true)
+                #expect(ours.first { $0.frame == mine[0] }?.bell == true)
+                #expect(mine.count == theirs.count, "\(mine.count) clicks, LinkHut \(theirs.count)")
+            }
+            return
         }
     }
 

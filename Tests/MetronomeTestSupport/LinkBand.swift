@@ -123,6 +123,20 @@ package final class LinkBand {
         onsets(samples).map { ($0.frame, $0.value < 0) }
     }
 
+    /// Whether LinkHut clicked on its own timeline: every interval between two of
+    /// its clicks within 1 ms (48 frames) of a beat of one of `beatMicroseconds`
+    /// (Link keeps a beat as whole microseconds), but one (where the tempo
+    /// changed). LinkHut places its clicks by its audio callbacks' wake times;
+    /// on a loaded machine those ran late and its line tilted (seen in a full
+    /// Link suite: its beats 70 to 400 frames short at 101 bpm for seconds, while
+    /// two metronomes agreed with each other to the frame): the reference is off,
+    /// not the metronome, and the take is taken again.
+    package static func hutIsSteady(_ hut: [(frame: Int64, downbeat: Bool)], beatMicroseconds: [Int64]) -> Bool {
+        let beats = beatMicroseconds.map { Double($0) * 48_000 / 1_000_000 }
+        let off = zip(hut, hut.dropFirst()).filter { earlier, later in beats.allSatisfy { abs(Double(later.frame - earlier.frame) - $0) > 48 } }
+        return off.count <= 1
+    }
+
     /// Each click of `ours` with the nearest click of `theirs` and the distance in frames (ours − theirs).
     package static func nearest(_ ours: [Int64], in theirs: [Int64]) -> [(ours: Int64, theirs: Int, offset: Int64)] {
         ours.compactMap { frame in
