@@ -1,4 +1,5 @@
 import MetronomeTiming
+import MetronomeAudio
 
 /// Turns a rendered click track into a Standard MIDI File whose tempo events
 /// place every note within a millisecond of its frame.
@@ -44,9 +45,9 @@ package struct MIDIExport {
     }
 
     /// General MIDI's Metronome Click and Metronome Bell, on the drum channel (10, counted from 1).
-    package static let clickKey: UInt8 = 33
-    package static let bellKey: UInt8 = 34
-    package static let drumChannel: UInt8 = 9
+    package static let clickKey = ClickNote.clickKey
+    package static let bellKey = ClickNote.bellKey
+    package static let drumChannel = ClickNote.drumChannel
 
     /// How far the file's time of a beat may drift from its frame before the tempo's rounding turns the other way.
     static let driftMicroseconds: Int128 = 200

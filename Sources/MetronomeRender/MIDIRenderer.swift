@@ -113,14 +113,8 @@ package struct MIDIRenderer {
         current = 0
         var notes: [MIDIExport.Note] = []
         for started in clicks.sorted(by: { $0.frame < $1.frame }) {
-            let timing = passage(ofClick: started.click)
-            let level = timing.rhythm.level(of: started.sound, bar: started.bar) * timing.volume * volume
-            // A softer stroke between beats than on them.
-            let stroke: Float = started.sound == .subdivision ? 0.75 : 1
-            let velocity = min(127, (127 * level * stroke).rounded())
-            guard level > 0 else { continue }
-            let key = started.sound == .bell || started.sound == .accent ? MIDIExport.bellKey : MIDIExport.clickKey
-            notes.append(MIDIExport.Note(frame: started.frame, key: key, velocity: UInt8(max(1, velocity))))
+            guard let note = ClickNote(started, volume: volume) else { continue }
+            notes.append(MIDIExport.Note(frame: started.frame, key: note.key, velocity: note.velocity))
         }
         return try MIDIExport.file(beats: beats, notes: notes, markers: markerBeats, rate: rate)
     }
