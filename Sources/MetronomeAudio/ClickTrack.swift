@@ -50,6 +50,8 @@ package final class ClickTrack: @unchecked Sendable {
     private let mixer: Mixer
     /// Where started clicks are recorded for the trace and the display, if anywhere.
     package var clickLog: ClickLog?
+    /// The clicks started by the current `render` call, if kept (MIDI notes out): the caller empties it before each.
+    package var startedInBlock: StartedClicks?
     /// Where each new passage is handed on (to the picture), if anywhere.
     package var passageLog: LockFreeQueue<Passage>?
     /// Passages a plan (a tempo map, the speed trainer) has worked out ahead,
@@ -406,9 +408,11 @@ package final class ClickTrack: @unchecked Sendable {
     private func start<Output: ClickOutput>(_ sound: ClickSound, of timing: Passage, slot: Int, click: Int64, index: Int, bar: Int64,
                                             beatInBar: Int64, at frame: Int64, into output: Output, count: Int) {
         guard frame >= position else { return }  // due in a stretch that was skipped
-        mixer.start(slot: slot, level: timing.rhythm.level(of: sound, bar: bar) * timing.volume, at: Int(frame - position), into: output, count: count)
-        clickLog?.push(StartedClick(click: click, frame: frame, bar: bar, beatInBar: Int32(beatInBar),
-                                    sound: sound, index: Int32(index)))
+        let level = timing.rhythm.level(of: sound, bar: bar) * timing.volume
+        mixer.start(slot: slot, level: level, at: Int(frame - position), into: output, count: count)
+        let started = StartedClick(click: click, frame: frame, bar: bar, beatInBar: Int32(beatInBar), sound: sound, index: Int32(index), level: level)
+        clickLog?.push(started)
+        startedInBlock?.append(started)
     }
 
     /// Jumps to `frame` as if the frames between had played: sounds ringing

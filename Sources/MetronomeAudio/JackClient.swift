@@ -169,6 +169,12 @@ package final class JackClient {
     /// The transport, for the process callback to keep.
     package var transport: JackTransport { JackTransport(client: handle, library: library) }
 
+    /// `port`'s MIDI buffer for this cycle, to write into; only inside the process callback.
+    package func midiOutput(_ port: JackPort, frames: UInt32) -> JackMIDIBuffer? {
+        guard let buffer = port.midiBuffer(frames: frames) else { return nil }
+        return JackMIDIBuffer(buffer: buffer, library: library)
+    }
+
     /// Makes the client JACK's timebase master, answering from `timebase`
     /// (`jack_set_timebase_callback`): `conditional`, only when no other client
     /// is; else taking the role. Kept until the client closes or `releaseTimebase()`.

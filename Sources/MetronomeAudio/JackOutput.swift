@@ -16,14 +16,19 @@ package final class JackOutput: JackHost, JackProcessor, @unchecked Sendable {
     package let rate: SampleRate
     /// Set once, before the client is activated; read by the process callback only after.
     private var playback: JackPlayback?
+    /// `--midi-notes`: the MIDI output `midi_out`, which carries the clicks as notes.
+    private let midiOut: JackPort?
 
     /// Opens the client `name` on the running server with its port `out`, or
     /// with `split` a port a voice (`bell`, `beat`, `sub`, `poly`); `role`
     /// says, at the server's rate, what it does with the transport: leading,
     /// it becomes the timebase master (before any cycle plays).
-    package init(name: String, split: Bool = false, transport role: (SampleRate) -> JackTransportRole = { _ in .ignore }) throws(JackError) {
+    /// With `midiNotes`, a MIDI output `midi_out` too.
+    package init(name: String, split: Bool = false, midiNotes: Bool = false,
+                 transport role: (SampleRate) -> JackTransportRole = { _ in .ignore }) throws(JackError) {
         client = try JackClient(name: name)
         ports = if split { .split(try JackVoices(registeringOn: client)) } else { .mono(try client.registerOutput("out")) }
+        midiOut = midiNotes ? try client.registerMIDIOutput("midi_out") : nil
         clock = client.clock
         transport = client.transport
         rate = SampleRate(unchecked: Int64(client.sampleRate))
@@ -45,10 +50,14 @@ package final class JackOutput: JackHost, JackProcessor, @unchecked Sendable {
 
     /// Starts the cycles, which play `playback` (silence until it starts), and
     /// connects the port: to the system's playback ports (nil), nowhere (empty), or to these.
-    package func activate(_ playback: JackPlayback, connect destinations: [String]?) throws(JackError) {
+    /// The MIDI port, if any, to `midiDestinations`.
+    package func activate(_ playback: JackPlayback, connect destinations: [String]?, midiDestinations: [String] = []) throws(JackError) {
         self.playback = playback
         try client.activate(process: self)
         try client.connectToPlayback(ports.all, destinations: destinations)
+        if let midiOut {
+            for destination in midiDestinations { try client.connect(midiOut, to: destination) }
+        }
         // The metronome leads: the transport rolls from where it stands.
         if case .lead = role, !transport.position().rolling { transport.roll() }
     }
@@ -62,10 +71,12 @@ package final class JackOutput: JackHost, JackProcessor, @unchecked Sendable {
 
     /// The process callback: JACK's real-time thread.
     package func process(frames: UInt32) -> Int32 {
+        let midi = midiOut.flatMap { client.midiOutput($0, frames: frames) }
+        midi?.clear()
         let port: JackPort
         switch ports {
         case .mono(let out): port = out
-        case .split(let voices): return process(frames: frames, into: voices)
+        case .split(let voices): return process(frames: frames, into: voices, notes: midi)
         }
         let buffer = port.audioBuffer(frames: frames)
         guard let output = buffer.baseAddress else { return 0 }
@@ -74,7 +85,7 @@ package final class JackOutput: JackHost, JackProcessor, @unchecked Sendable {
             return 0
         }
         let latency = client.playbackLatency(of: port).upperBound
-        playback.process(cycle(times, frames: buffer.count, latency: latency), into: output)
+        playback.process(cycle(times, frames: buffer.count, latency: latency), into: output, notes: midi)
         return 0
     }
 
@@ -116,14 +127,14 @@ extension JackOutput {
     }
 
     /// The process callback with a port a voice: each voice into its port's buffer.
-    private func process(frames: UInt32, into voices: JackVoices) -> Int32 {
+    private func process(frames: UInt32, into voices: JackVoices, notes midi: JackMIDIBuffer?) -> Int32 {
         guard let buffers = voices.buffers(frames: frames) else { return 0 }
         guard let playback, let times = clock.cycleTimes() else {
             buffers.update(repeating: 0, count: Int(frames))
             return 0
         }
         let latency = voices.playbackLatency(on: client)
-        playback.process(cycle(times, frames: Int(frames), latency: latency), into: buffers)
+        playback.process(cycle(times, frames: Int(frames), latency: latency), into: buffers, notes: midi)
         return 0
     }
 }

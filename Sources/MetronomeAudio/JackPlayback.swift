@@ -96,12 +96,19 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
                                           subdivision: .allocate(capacity: JackPlayback.repeatedFrames),
                                           polyrhythm: .allocate(capacity: JackPlayback.repeatedFrames))
     private var lastOutputCount = 0
+    /// `--midi-notes`: the clicks as notes on a MIDI port, at the frames of their sounds.
+    private var notes: ClickNotes?
+    private let startedClicks: StartedClicks?
 
     /// `host` is the client, activated with this playback before `start()`
     /// (it plays silence until then) and closed by `join()`.
+    /// `notes`: the clicks as MIDI notes too, written by `process` into the MIDI buffer it is given.
     package init(track: ClickTrack, host: any JackHost, link: LinkConductor? = nil, played: PlayedAudio? = nil,
-                 position: AudiblePosition? = nil) {
+                 position: AudiblePosition? = nil, notes: ClickNotes? = nil) {
         self.track = track
+        self.notes = notes
+        startedClicks = notes == nil ? nil : StartedClicks()
+        track.startedInBlock = startedClicks
         self.host = host
         self.link = link
         self.played = played
@@ -151,16 +158,26 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
 
     /// The process callback's work: renders `cycle`'s frames into `output`. JACK's thread.
     package func process(_ cycle: JackCycle, into output: UnsafeMutablePointer<Float>) {
-        process(cycle, output)
+        process(cycle, output, notes: JackMIDIBuffer?.none)
     }
 
     /// As `process(_:into:)`, each voice into its port's buffer (`--jack-ports split`);
     /// the inspector's record gets their sum.
     package func process(_ cycle: JackCycle, into voices: VoiceBuffers) {
-        process(cycle, voices)
+        process(cycle, voices, notes: JackMIDIBuffer?.none)
     }
 
-    private func process<Output: ClickOutput>(_ cycle: JackCycle, _ output: Output) {
+    /// As `process(_:into:)`, and the cycle's notes into `midi` (`--midi-notes`), cleared by the caller.
+    package func process<Notes: MIDINoteOutput>(_ cycle: JackCycle, into output: UnsafeMutablePointer<Float>, notes midi: Notes?) {
+        process(cycle, output, notes: midi)
+    }
+
+    /// As `process(_:into:)` with a port a voice, and the cycle's notes into `midi`.
+    package func process<Notes: MIDINoteOutput>(_ cycle: JackCycle, into voices: VoiceBuffers, notes midi: Notes?) {
+        process(cycle, voices, notes: midi)
+    }
+
+    private func process<Output: ClickOutput, Notes: MIDINoteOutput>(_ cycle: JackCycle, _ output: Output, notes midi: Notes?) {
         // As JACK counts it (and LinkHut takes it): a port that leads to no system
         // output (a recorder, a mixer's input) is heard there at once.
         let latency = cycle.latency
@@ -174,6 +191,7 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
         if let last, cycle.firstFrame == last.firstFrame {
             output.restore(from: lastOutput, count: min(lastOutputCount, cycle.frames))
             if cycle.frames > lastOutputCount { output.advanced(by: lastOutputCount).update(repeating: 0, count: cycle.frames - lastOutputCount) }
+            if let midi { notes?.repeatLastCycle(into: midi) }
             return
         }
         let measured = lostTime.lost(before: cycle, rate: rate.framesPerSecond)
@@ -196,6 +214,7 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
         }
         let blockStart = written
         var rendered = 0
+        startedClicks?.removeAll()
         if late {
             track.skip(to: track.position + Int64(cycle.frames))
             output.update(repeating: 0, count: cycle.frames)
@@ -210,6 +229,7 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
             }
         }
         if rendered < cycle.frames { output.advanced(by: rendered).update(repeating: 0, count: cycle.frames - rendered) }
+        if let midi { notes?.write(cycleFrom: blockStart, frames: cycle.frames, started: startedClicks, into: midi) }
         lastOutputCount = min(cycle.frames, Self.repeatedFrames)
         output.keep(in: lastOutput, count: lastOutputCount)
         written += Int64(cycle.frames)

@@ -18,6 +18,12 @@ struct JackOptions: ParsableArguments {
     @Flag(name: .long, help: "With --jack, connect the ports nowhere: leave it to a patchbay.")
     var noConnect = false
 
+    @Flag(name: .long, help: "With --jack, the clicks as MIDI notes too, on a port 'midi_out': channel 10, GM 34 Metronome Bell on bells and accents, 33 Metronome Click on the rest, velocity from the level, 20 ms long, each at its click's frame (as --output x.mid maps them).")
+    var midiNotes = false
+
+    @Option(name: .long, help: ArgumentHelp("With --midi-notes, the MIDI ports to connect 'midi_out' to, comma-separated (e.g. a2j:Drum_module); none by default.", valueName: "ports"))
+    var midiConnect: String?
+
     @Option(name: .long, help: ArgumentHelp("With --jack: follow JACK's transport (tempo, meter and beats from its timebase master, silent while stopped; with no master, its start and stop start and stop the metronome), or be its timebase master (master: the BBT from this run's grid or tempo map; with --force, taken from another master). Space starts and stops the transport.", valueName: "follow|master"))
     var transport: TransportChoice?
 
@@ -34,7 +40,7 @@ struct JackOptions: ParsableArguments {
                   link: LinkOptions) throws(SessionError) -> Settings.JackClientSettings? {
         guard jack else {
             let strays = [("--jack-name", jackName != nil), ("--jack-ports", jackPorts != nil), ("--connect", connect != nil), ("--no-connect", noConnect),
-                          ("--transport", transport != nil)]
+                          ("--transport", transport != nil), ("--midi-notes", midiNotes), ("--midi-connect", midiConnect != nil)]
             if let (option, _) = strays.first(where: { $0.1 }) { throw .badRequest("\(option) applies to --jack only") }
             return nil
         }
@@ -48,16 +54,27 @@ struct JackOptions: ParsableArguments {
         var ports: [String]?
         if let connect {
             if noConnect { throw .badRequest("--connect and --no-connect go against each other: give one") }
-            let names = connect.split(separator: ",", omittingEmptySubsequences: false).map { String($0) }
-            if let empty = names.firstIndex(where: { $0.isEmpty || !$0.contains(":") }) {
-                throw .badRequest("--connect '\(connect)': port \(empty + 1) is not a JACK port name (client:port), e.g. system:playback_1")
-            }
-            ports = names
+            ports = try Self.portNames(connect, option: "--connect", example: "system:playback_1")
         } else if noConnect {
             ports = []
         }
+        var midiPorts: [String] = []
+        if let midiConnect {
+            if !midiNotes { throw .badRequest("--midi-connect applies to --midi-notes only") }
+            midiPorts = try Self.portNames(midiConnect, option: "--midi-connect", example: "a2j:Drum_module")
+        }
         return Settings.JackClientSettings(name: jackName ?? "metronome", split: jackPorts == .split, connect: ports,
-                                           transport: try transportSetting(output: output, practice: practice, setlist: setlist, link: link))
+                                           transport: try transportSetting(output: output, practice: practice, setlist: setlist, link: link),
+                                           midiNotes: midiNotes, midiConnect: midiPorts)
+    }
+
+    /// A comma-separated list of JACK port names (`client:port`).
+    private static func portNames(_ list: String, option: String, example: String) throws(SessionError) -> [String] {
+        let names = list.split(separator: ",", omittingEmptySubsequences: false).map { String($0) }
+        if let empty = names.firstIndex(where: { $0.isEmpty || !$0.contains(":") }) {
+            throw .badRequest("\(option) '\(list)': port \(empty + 1) is not a JACK port name (client:port), e.g. \(example)")
+        }
+        return names
     }
 
     /// `--transport`, checked against what it does not mix with: following, the

@@ -5,8 +5,8 @@ import MetronomeAudio
 /// stands in for a missing default), or a JACK client and where its port goes.
 enum OpenedOutput {
     case device(any AudioSink)
-    /// `connect`: nil for the system's playback ports, empty for none.
-    case jack(JackOutput, connect: [String]?)
+    /// `client`: where its ports go, and its MIDI notes.
+    case jack(JackOutput, client: Settings.JackClientSettings)
 
     var rate: SampleRate {
         switch self {

@@ -122,10 +122,11 @@ package enum Session {
             let realTime = (sink as? PCMDevice)?.wantsRealTimeWriter ?? false
             playback = LivePlayback(track: track, sink: sink, priority: realTime ? .realTime(memoryLocked: memoryLocked) : .ordinary,
                                     link: link, played: inspection?.played, position: position)
-        case .jack(let client, let connect):
-            let jackPlayback = JackPlayback(track: track, host: client, link: link, played: inspection?.played, position: position)
+        case .jack(let client, let jack):
+            let notes = jack.midiNotes ? ClickNotes(rate: client.rate, volume: settings.volume * track.planLevel) : nil
+            let jackPlayback = JackPlayback(track: track, host: client, link: link, played: inspection?.played, position: position, notes: notes)
             do {
-                try client.activate(jackPlayback, connect: connect)
+                try client.activate(jackPlayback, connect: jack.connect, midiDestinations: jack.midiConnect)
             } catch {
                 feeding?.stop()
                 throw SessionError(error)
@@ -269,14 +270,14 @@ package enum Session {
             return .device(try openSink(device: device, latency: latency, rate: settings.rate))
         case .jack(let jack):
             do {
-                let client = try JackOutput(name: jack.name, split: jack.split) { rate in
+                let client = try JackOutput(name: jack.name, split: jack.split, midiNotes: jack.midiNotes) { rate in
                     switch jack.transport {
                     case .ignore: .ignore
                     case .follow: .follow
                     case .lead(let force): .lead(timebase(settings, rate: rate), force: force)
                     }
                 }
-                return .jack(client, connect: jack.connect)
+                return .jack(client, client: jack)
             } catch {
                 throw SessionError(error)
             }

@@ -89,6 +89,10 @@ package struct Settings: Sendable, Equatable {
         package let connect: [String]?
         /// What the clicks do with JACK's transport (`--transport`).
         package let transport: Transport
+        /// The clicks as MIDI notes on a port `midi_out` too (`--midi-notes`).
+        package let midiNotes: Bool
+        /// Where `midi_out` is connected (`--midi-connect`); none by default.
+        package let midiConnect: [String]
 
         package enum Transport: Sendable, Equatable {
             case ignore
@@ -98,11 +102,14 @@ package struct Settings: Sendable, Equatable {
             case lead(force: Bool)
         }
 
-        package init(name: String = "metronome", split: Bool = false, connect: [String]? = nil, transport: Transport = .ignore) {
+        package init(name: String = "metronome", split: Bool = false, connect: [String]? = nil, transport: Transport = .ignore,
+                     midiNotes: Bool = false, midiConnect: [String] = []) {
             self.name = name
             self.split = split
             self.connect = connect
             self.transport = transport
+            self.midiNotes = midiNotes
+            self.midiConnect = midiConnect
         }
     }
 

@@ -24,6 +24,12 @@ struct JackOptionsTests {
         #expect(try output("--jack", "--no-connect") == .jack(Settings.JackClientSettings(connect: [])))
     }
 
+    @Test func midiNotesAddAPortConnectedWhereAskedOrNowhere() throws {
+        #expect(try output("--jack", "--midi-notes") == .jack(Settings.JackClientSettings(midiNotes: true)))
+        #expect(try output("--jack", "--midi-notes", "--midi-connect", "a2j:Drums,sampler:in")
+            == .jack(Settings.JackClientSettings(midiNotes: true, midiConnect: ["a2j:Drums", "sampler:in"])))
+    }
+
     @Test(arguments: [
         (["--jack-name", "x"], "--jack-name applies to --jack only"),
         (["--connect", "a:b"], "--connect applies to --jack only"),
@@ -37,6 +43,10 @@ struct JackOptionsTests {
         (["--jack", "--jack-name", ""], "--jack-name '' cannot be used"),
         (["--jack", "--jack-name", "a:b"], "--jack-name 'a:b' cannot be used"),
         (["--jack", "--output", "x.wav", "--bars", "1"], "--jack plays live; --output renders a file"),
+        (["--midi-notes"], "--midi-notes applies to --jack only"),
+        (["--midi-connect", "a:b"], "--midi-connect applies to --jack only"),
+        (["--jack", "--midi-connect", "a:b"], "--midi-connect applies to --midi-notes only"),
+        (["--jack", "--midi-notes", "--midi-connect", "drums"], "--midi-connect 'drums': port 1 is not a JACK port name"),
     ])
     func aJackOptionThatCannotBeHadIsOneLineAnd64(arguments: [String], says: String) {
         expectRefused(arguments, saying: says)

@@ -22,9 +22,12 @@
       position as a JSON line; with LOCATE frames, relocates the transport to
       each in turn, one a second. Prints "reading" once active.
 
-  jack_transport_probe.py midi PORT SECONDS FILE
+  jack_transport_probe.py midi PORT SECONDS FILE [audio]
       Records the MIDI events PORT sends for SECONDS, each as a JSON line with
       its JACK frame time and its bytes. Prints "recording" once connected.
+      PORT "-" connects nothing: the sender connects to probe_midi:in. With
+      "audio", an audio input probe_midi:audio too, each nonzero sample a line
+      with its frame time and its value (an impulse click is one).
 
   jack_transport_probe.py state
       Prints "rolling" or "stopped" (or the state's name).
@@ -227,9 +230,10 @@ def claim():
     client.close()
 
 
-def midi(port, seconds, path):
+def midi(port, seconds, path, audio=False):
     client = jack.Client("probe_midi", no_start_server=True)
     inport = client.midi_inports.register("in")
+    audioport = client.inports.register("audio") if audio else None
     run = Run(client, seconds)
 
     @client.set_process_callback
@@ -237,9 +241,15 @@ def midi(port, seconds, path):
         start = run.cycle()
         for offset, data in inport.incoming_midi_events():
             run.rows.append({"frameTime": start + offset, "bytes": list(bytes(data))})
+        if audioport is not None:
+            buffer = memoryview(audioport.get_buffer()).cast("f")
+            for offset in range(frames):
+                if buffer[offset] != 0:
+                    run.rows.append({"frameTime": start + offset, "sample": buffer[offset]})
 
     client.activate()
-    client.connect(port, "probe_midi:in")
+    if port != "-":
+        client.connect(port, "probe_midi:in")
     print("recording", flush=True)
     run.finish(path)
 
@@ -260,7 +270,7 @@ if __name__ == "__main__":
     elif command == "read":
         read(int(sys.argv[2]), sys.argv[3], sys.argv[4:])
     elif command == "midi":
-        midi(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+        midi(sys.argv[2], int(sys.argv[3]), sys.argv[4], audio=sys.argv[5:] == ["audio"])
     elif command == "state":
         state()
     elif command == "claim":
