@@ -111,6 +111,29 @@ import MetronomeTestSupport
         #expect(ardour.isRunning, "\(ardour.log)")
     }
 
+    /// Each click recorded beside the transport, placed where it is heard (the
+    /// rolling transport's frame at its cycle, its offset, and `latency`): its
+    /// beat on `schedule`, that frame, how far from Ardour's beat (the beat's
+    /// exact frame floored, click · 60 · 48 000 / bpm: where Ardour's own click
+    /// is heard), and whether it is a bell; and the recording's frames of the
+    /// clicks that came while the transport did not roll.
+    static func place(_ recording: (samples: [Float], cycles: [TransportCycle]), heardAfter latency: Int64, on schedule: ClickSchedule)
+        -> (clicks: [(click: Int64, heard: Int64, fromArdour: Int64, bell: Bool)], outside: [String]) {
+        var clicks: [(click: Int64, heard: Int64, fromArdour: Int64, bell: Bool)] = []
+        var outside: [String] = []
+        for onset in onsets(recording.samples) {
+            guard let cycle = recording.cycles.last(where: { $0.at <= onset.frame }), cycle.reading.state == .rolling else {
+                outside.append("\(onset.frame)")
+                continue
+            }
+            let heard = cycle.reading.frame + onset.frame - cycle.at + latency
+            let click = schedule.firstClick(atOrAfter: heard - schedule.frame(ofClick: 1) / 2)
+            let ardours = click * 60 * 48_000 * 1_000 / tempo.millibeatsPerMinute
+            clicks.append((click, heard, heard - ardours, onset.value < 0))
+        }
+        return (clicks, outside)
+    }
+
     /// Ardour's click, recorded beside the transport: each click (one sample,
     /// the bell on a bar's first beat) at its offset in a rolling cycle is on
     /// the transport frame of its beat less the click port's playback latency
@@ -134,19 +157,8 @@ import MetronomeTestSupport
             try ardour.waitForTransport("rolled 5 s", seconds: 15) { $0.state == .rolling && $0.frame > 5 * 48_000 }
             try ardour.stop()
         }
-        var clicks: [(click: Int64, offset: Int64, fromGrid: Int64, bell: Bool)] = []
-        var outside: [String] = []
-        for onset in onsets(recording.samples) {
-            guard let cycle = recording.cycles.last(where: { $0.at <= onset.frame }), cycle.reading.state == .rolling else {
-                outside.append("\(onset.frame)")
-                continue
-            }
-            let heard = cycle.reading.frame + onset.frame - cycle.at + latency
-            let click = schedule.firstClick(atOrAfter: heard - schedule.frame(ofClick: 1) / 2)
-            // The beat's exact frame, floored: click · 60 · 48 000 / bpm.
-            let floored = click * 60 * 48_000 * 1_000 / Self.tempo.millibeatsPerMinute
-            clicks.append((click, heard - floored, heard - schedule.frame(ofClick: click), onset.value < 0))
-        }
+        let (placed, outside) = Self.place(recording, heardAfter: latency, on: schedule)
+        let clicks = placed.map { (click: $0.click, offset: $0.fromArdour, fromGrid: $0.heard - schedule.frame(ofClick: $0.click), bell: $0.bell) }
         #expect(outside.isEmpty, "clicks while the transport did not roll, at \(outside)")
         // 5 s and more at 137 bpm: clicks 1 to 11 at least, each once.
         #expect(clicks.map(\.click).starts(with: Array(1...11)), "\(clicks)")
@@ -188,19 +200,7 @@ import MetronomeTestSupport
             try ardour.stop()
         }
         let schedule = ClickSchedule(tempo: Self.tempo, meter: Self.meter, rate: .standard)
-        var clicks: [(click: Int64, fromArdour: Int64, bell: Bool)] = []
-        var outside: [String] = []
-        for onset in onsets(recording.samples) {
-            guard let cycle = recording.cycles.last(where: { $0.at <= onset.frame }), cycle.reading.state == .rolling else {
-                outside.append("\(onset.frame)")
-                continue
-            }
-            let heard = cycle.reading.frame + onset.frame - cycle.at + latency
-            let click = schedule.firstClick(atOrAfter: heard - schedule.frame(ofClick: 1) / 2)
-            // Ardour's beat: click · 60 · 48 000 / bpm, floored, where its click is heard.
-            let ardours = click * 60 * 48_000 * 1_000 / Self.tempo.millibeatsPerMinute
-            clicks.append((click, heard - ardours, onset.value < 0))
-        }
+        let (clicks, outside) = Self.place(recording, heardAfter: latency, on: schedule)
         #expect(outside.isEmpty, "clicks while the transport did not roll, at \(outside)")
         #expect(clicks.count >= 12, "\(clicks)")  // 2 s a stretch at 137 bpm: 4 or 5 beats each
         #expect(clicks.allSatisfy { abs($0.fromArdour) <= 1 }, "\(clicks)")
