@@ -18,6 +18,7 @@
  * was started and just after it returned (the key reached the pane in
  * between). JACK's frame times wrap at 2^32; they are printed as read.
  */
+#include "../Tests/Tools/frame_stamped.h"
 #include <jack/jack.h>
 #include <spawn.h>
 #include <stdatomic.h>
@@ -31,28 +32,18 @@ extern char **environ;
 
 static jack_client_t *client;
 static jack_port_t *input;
-static float *recording;
-static uint64_t capacity;
-static atomic_int started;
-static jack_nframes_t first_frame;
-static atomic_uint_fast64_t recorded;
+static struct frame_stamped recording;
 
 static int process(jack_nframes_t frames, void *arg) {
     (void)arg;
-    jack_nframes_t now = jack_last_frame_time(client);
-    if (!atomic_load(&started)) {
-        first_frame = now;
-        atomic_store(&started, 1);
-    }
-    uint64_t at = (uint32_t)(now - first_frame);
-    const float *samples = jack_port_get_buffer(input, frames);
-    for (jack_nframes_t i = 0; i < frames && at + i < capacity; i++) recording[at + i] = samples[i];
-    if (at + frames > atomic_load(&recorded)) atomic_store(&recorded, at + frames);
+    uint64_t at = frame_stamped_at(&recording, client);
+    frame_stamped_write(&recording, at, 0, jack_port_get_buffer(input, frames), frames);
+    frame_stamped_done(&recording, at, frames);
     return 0;
 }
 
 /* The file's frame now (JACK's estimate of the frame being processed). */
-static uint64_t now_frame(void) { return (uint32_t)(jack_frame_time(client) - first_frame); }
+static uint64_t now_frame(void) { return frame_stamped_now(&recording, client); }
 
 static uint64_t clicks[100000];
 static size_t click_count;
@@ -60,14 +51,14 @@ static uint64_t scanned = 1;
 
 /* Takes in the clicks recorded since the last call. */
 static void scan(void) {
-    uint64_t end = atomic_load(&recorded);
+    uint64_t end = atomic_load(&recording.end);
     for (; scanned < end && click_count < sizeof clicks / sizeof *clicks; scanned++)
-        if (recording[scanned] != 0 && recording[scanned - 1] == 0) clicks[click_count++] = scanned;
+        if (recording.samples[scanned] != 0 && recording.samples[scanned - 1] == 0) clicks[click_count++] = scanned;
 }
 
 static void wait_for_clicks(size_t count) {
     while (scan(), click_count < count) {
-        if (atomic_load(&recorded) >= capacity) {
+        if (atomic_load(&recording.end) >= recording.capacity) {
             fprintf(stderr, "key-to-click: the recording ended with %zu clicks\n", click_count);
             exit(65);
         }
@@ -87,14 +78,13 @@ int main(int argc, char **argv) {
         fprintf(stderr, "key-to-click: no JACK server (status 0x%x)\n", status);
         return 69;
     }
-    capacity = (uint64_t)atoi(argv[1]) * jack_get_sample_rate(client);
-    recording = calloc(capacity, sizeof(float));
+    int recorded = frame_stamped_init(&recording, client, atoi(argv[1]), 1);
     input = jack_port_register(client, "in", JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
-    if (!recording || !input) return 70;
+    if (!recorded || !input) return 70;
     jack_set_process_callback(client, process, NULL);
     if (jack_activate(client) != 0) return 69;
-    while (!atomic_load(&started)) usleep(1000);
-    printf("first %u\n", first_frame);
+    while (!atomic_load(&recording.started)) usleep(1000);
+    printf("first %u\n", recording.first_frame);
     fflush(stdout);
 
     wait_for_clicks(3);
@@ -120,7 +110,7 @@ int main(int argc, char **argv) {
         printf("key %u %u %s\n", before, after, key);
         fflush(stdout);
         /* Four clicks after the press: the change has shown (the beat after the next, or the one after). */
-        uint64_t pressed = (uint32_t)(after - first_frame);
+        uint64_t pressed = (uint32_t)(after - recording.first_frame);
         for (;;) {
             scan();
             size_t since = 0;
@@ -131,11 +121,11 @@ int main(int argc, char **argv) {
     }
     /* One beat more, then the file. */
     wait_for_clicks(click_count + 1);
-    capacity = atomic_load(&recorded);
+    uint64_t frames = atomic_load(&recording.end);
     jack_deactivate(client);
     jack_client_close(client);
     FILE *file = fopen(argv[2], "wb");
-    if (!file || fwrite(recording, sizeof(float), capacity, file) != capacity || fclose(file) != 0) {
+    if (!file || fwrite(recording.samples, sizeof(float), frames, file) != frames || fclose(file) != 0) {
         fprintf(stderr, "key-to-click: cannot write %s\n", argv[2]);
         return 73;
     }

@@ -13,6 +13,7 @@
  * Used by the Link tests to hear Link peers side by side; built by them
  * with the Swift toolchain's clang.
  */
+#include "frame_stamped.h"
 #include <jack/jack.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -25,26 +26,13 @@ enum { MAX_PORTS = 8 };
 static jack_client_t *client;
 static jack_port_t *inputs[MAX_PORTS];
 static int channels;
-static float *recording;
-static uint64_t capacity; /* frames */
-static atomic_int started;
-static jack_nframes_t first_frame;
-static atomic_uint_fast64_t end_of_recording;
+static struct frame_stamped recording;
 
 static int process(jack_nframes_t frames, void *arg) {
     (void)arg;
-    jack_nframes_t now = jack_last_frame_time(client);
-    if (!atomic_load(&started)) {
-        first_frame = now;
-        atomic_store(&started, 1);
-    }
-    uint64_t at = (uint32_t)(now - first_frame);
-    for (int c = 0; c < channels; c++) {
-        const float *samples = jack_port_get_buffer(inputs[c], frames);
-        for (jack_nframes_t i = 0; i < frames && at + i < capacity; i++) recording[(at + i) * channels + c] = samples[i];
-    }
-    uint64_t end = at + frames;
-    if (end > atomic_load(&end_of_recording)) atomic_store(&end_of_recording, end);
+    uint64_t at = frame_stamped_at(&recording, client);
+    for (int c = 0; c < channels; c++) frame_stamped_write(&recording, at, c, jack_port_get_buffer(inputs[c], frames), frames);
+    frame_stamped_done(&recording, at, frames);
     return 0;
 }
 
@@ -60,15 +48,14 @@ int main(int argc, char **argv) {
         fprintf(stderr, "jack_multi_rec: no JACK server\n");
         return 69;
     }
-    capacity = (uint64_t)(seconds * jack_get_sample_rate(client));
-    recording = calloc(capacity * channels, sizeof(float));
+    int recorded = frame_stamped_init(&recording, client, seconds, channels);
     for (int c = 0; c < channels; c++) {
         char name[16];
         snprintf(name, sizeof name, "in_%d", c + 1);
         inputs[c] = jack_port_register(client, name, JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
     }
     jack_set_process_callback(client, process, NULL);
-    if (!recording || jack_activate(client) != 0) return 70;
+    if (!recorded || jack_activate(client) != 0) return 70;
     for (int c = 0; c < channels; c++) {
         if (strcmp(argv[3 + c], "-") != 0 && jack_connect(client, argv[3 + c], jack_port_name(inputs[c])) != 0) {
             fprintf(stderr, "jack_multi_rec: cannot connect %s\n", argv[3 + c]);
@@ -77,11 +64,11 @@ int main(int argc, char **argv) {
     }
     printf("recording\n");
     fflush(stdout);
-    while (atomic_load(&end_of_recording) < capacity) usleep(10000);
+    while (atomic_load(&recording.end) < recording.capacity) usleep(10000);
     jack_deactivate(client);
     jack_client_close(client);
     FILE *file = fopen(argv[2], "wb");
-    if (!file || fwrite(recording, sizeof(float) * channels, capacity, file) != capacity || fclose(file) != 0) {
+    if (!file || fwrite(recording.samples, sizeof(float) * channels, recording.capacity, file) != recording.capacity || fclose(file) != 0) {
         fprintf(stderr, "jack_multi_rec: cannot write %s\n", argv[2]);
         return 73;
     }

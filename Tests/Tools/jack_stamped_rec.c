@@ -19,6 +19,7 @@
  * With EVERY and COUNT it does so again after every EVERY further clicks it
  * records, COUNT times in all.
  */
+#include "frame_stamped.h"
 #include <jack/jack.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -30,30 +31,19 @@
 
 static jack_client_t *client;
 static jack_port_t *input;
-static float *recording;
-static uint64_t capacity;
-static atomic_int started;
-static jack_nframes_t first_frame;
-static atomic_uint_fast64_t end_of_recording;
+static struct frame_stamped recording;
 
 static int process(jack_nframes_t frames, void *arg) {
     (void)arg;
-    jack_nframes_t now = jack_last_frame_time(client);
-    if (!atomic_load(&started)) {
-        first_frame = now;
-        atomic_store(&started, 1);
-    }
-    uint64_t at = (uint32_t)(now - first_frame);
-    const float *samples = jack_port_get_buffer(input, frames);
-    for (jack_nframes_t i = 0; i < frames && at + i < capacity; i++) recording[at + i] = samples[i];
-    uint64_t end = at + frames;
-    if (end > atomic_load(&end_of_recording)) atomic_store(&end_of_recording, end);
+    uint64_t at = frame_stamped_at(&recording, client);
+    frame_stamped_write(&recording, at, 0, jack_port_get_buffer(input, frames), frames);
+    frame_stamped_done(&recording, at, frames);
     return 0;
 }
 
 /* Stops the process in PIDFILE for `milliseconds`, once the file's frame `at` has come. */
 static void stall(const char *pidfile, uint64_t at, int milliseconds) {
-    while ((uint32_t)(jack_frame_time(client) - first_frame) < at) usleep(1000);
+    while (frame_stamped_now(&recording, client) < at) usleep(1000);
     FILE *file = fopen(pidfile, "r");
     int pid = 0;
     if (!file || fscanf(file, "%d", &pid) != 1 || pid <= 0) {
@@ -81,10 +71,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "jack_stamped_rec: no JACK server (status 0x%x)\n", status);
         return 69;
     }
-    capacity = (uint64_t)atoi(argv[2]) * jack_get_sample_rate(client);
-    recording = calloc(capacity, sizeof(float));
+    int recorded = frame_stamped_init(&recording, client, atoi(argv[2]), 1);
     input = jack_port_register(client, "in", JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
-    if (!recording || !input) return 70;
+    if (!recorded || !input) return 70;
     jack_set_process_callback(client, process, NULL);
     if (jack_activate(client) != 0 || jack_connect(client, argv[1], "stamped:in") != 0) {
         fprintf(stderr, "jack_stamped_rec: cannot connect %s\n", argv[1]);
@@ -94,10 +83,11 @@ int main(int argc, char **argv) {
     fflush(stdout);
     uint64_t scanned = 1;
     long clicks = 0;
-    while (atomic_load(&end_of_recording) < capacity) {
-        uint64_t end = atomic_load(&end_of_recording);
+    const float *samples = recording.samples;
+    while (atomic_load(&recording.end) < recording.capacity) {
+        uint64_t end = atomic_load(&recording.end);
         for (; stall_after_click >= 0 && scanned < end; scanned++) {
-            if (recording[scanned] == 0 || recording[scanned - 1] != 0) continue;
+            if (samples[scanned] == 0 || samples[scanned - 1] != 0) continue;
             if (clicks++ == stall_after_click) {
                 stall(argv[4], scanned + jack_get_sample_rate(client) / 10, atoi(argv[6]));
                 stall_after_click = --stalls_left > 0 ? stall_after_click + every : -1;
@@ -108,7 +98,7 @@ int main(int argc, char **argv) {
     jack_deactivate(client);
     jack_client_close(client);
     FILE *file = fopen(argv[3], "wb");
-    if (!file || fwrite(recording, sizeof(float), capacity, file) != capacity || fclose(file) != 0) {
+    if (!file || fwrite(samples, sizeof(float), recording.capacity, file) != recording.capacity || fclose(file) != 0) {
         fprintf(stderr, "jack_stamped_rec: cannot write %s\n", argv[3]);
         return 73;
     }

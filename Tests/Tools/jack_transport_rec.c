@@ -20,6 +20,7 @@
  * "recording" on stdout once connected. Used by the Ardour tests; built by
  * them with the Swift toolchain's clang.
  */
+#include "frame_stamped.h"
 #include <jack/jack.h>
 #include <jack/transport.h>
 #include <stdatomic.h>
@@ -46,33 +47,22 @@ struct cycle {
 
 static jack_client_t *client;
 static jack_port_t *input;
-static float *recording;
-static uint64_t capacity;
+static struct frame_stamped recording;
 static struct cycle *cycles;
 static uint64_t cycle_capacity;
 static atomic_uint_fast64_t cycle_count;
-static int started;
-static jack_nframes_t first_frame;
-static atomic_uint_fast64_t end_of_recording;
 
 static int process(jack_nframes_t frames, void *arg) {
     (void)arg;
-    jack_nframes_t now = jack_last_frame_time(client);
-    if (!started) {
-        first_frame = now;
-        started = 1;
-    }
-    uint64_t at = (uint32_t)(now - first_frame);
-    const float *samples = jack_port_get_buffer(input, frames);
-    for (jack_nframes_t i = 0; i < frames && at + i < capacity; i++) recording[at + i] = samples[i];
+    uint64_t at = frame_stamped_at(&recording, client);
+    frame_stamped_write(&recording, at, 0, jack_port_get_buffer(input, frames), frames);
     uint64_t count = atomic_load(&cycle_count);
-    if (at < capacity && count < cycle_capacity) {
+    if (at < recording.capacity && count < cycle_capacity) {
         cycles[count].at = at;
         cycles[count].state = jack_transport_query(client, &cycles[count].position);
         atomic_store(&cycle_count, count + 1);
     }
-    uint64_t end = at + frames;
-    if (end > atomic_load(&end_of_recording)) atomic_store(&end_of_recording, end);
+    frame_stamped_done(&recording, at, frames);
     return 0;
 }
 
@@ -96,13 +86,11 @@ int main(int argc, char **argv) {
         return 69;
     }
     if (argc == 2) return query();
-    jack_nframes_t rate = jack_get_sample_rate(client);
-    capacity = (uint64_t)atoi(argv[2]) * rate;
-    cycle_capacity = capacity / jack_get_buffer_size(client) + 2;
-    recording = calloc(capacity, sizeof(float));
+    int recorded = frame_stamped_init(&recording, client, atoi(argv[2]), 1);
+    cycle_capacity = recording.capacity / jack_get_buffer_size(client) + 2;
     cycles = calloc(cycle_capacity, sizeof(struct cycle));
     input = jack_port_register(client, "in", JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
-    if (!recording || !cycles || !input) return 70;
+    if (!recorded || !cycles || !input) return 70;
     jack_set_process_callback(client, process, NULL);
     char *input_name = strdup(jack_port_name(input));
     if (jack_activate(client) != 0 || jack_connect(client, argv[1], input_name) != 0) {
@@ -111,11 +99,11 @@ int main(int argc, char **argv) {
     }
     printf("recording\n");
     fflush(stdout);
-    while (atomic_load(&end_of_recording) < capacity) usleep(10000);
+    while (atomic_load(&recording.end) < recording.capacity) usleep(10000);
     jack_deactivate(client);
     jack_client_close(client);
     FILE *file = fopen(argv[3], "wb");
-    if (!file || fwrite(recording, sizeof(float), capacity, file) != capacity || fclose(file) != 0) {
+    if (!file || fwrite(recording.samples, sizeof(float), recording.capacity, file) != recording.capacity || fclose(file) != 0) {
         fprintf(stderr, "jack_transport_rec: cannot write %s\n", argv[3]);
         return 73;
     }
