@@ -172,13 +172,22 @@ import MetronomeTestSupport
         }
         let clicks = try TransportProbe.rows(file(clicksFile))
         #expect(clicks.count >= 14 && beats.count >= 14, "\(clicks.count) clicks, \(beats.count) beats read")
+        // A beat is found only where the reader read both cycles around it: a Python
+        // client on a loaded machine misses one at times, and a click there is not judged.
+        let read = Set(rows.compactMap { ($0["frame"] as? NSNumber)?.int64Value })
+        var judged = 0
         for click in clicks {
             #expect(click["rolling"] as? Bool == true, "a click while stopped: \(click)")
             guard let frame = (click["transportFrame"] as? NSNumber)?.doubleValue,
                   let nearest = beats.min(by: { abs($0.frame - frame) < abs($1.frame - frame) }) else { continue }
+            // Its beat lies in the cycle of the click or one beside it, found from that cycle and the next.
+            let cycle = read.first { $0 <= Int64(frame) && Int64(frame) < $0 + 1024 }
+            guard let cycle, read.isSuperset(of: [cycle - 1024, cycle + 1024]) || abs(nearest.frame - frame) <= 96 else { continue }
+            judged += 1
             #expect(abs(nearest.frame - frame) <= 96, "click at \(frame), its beat at \(nearest.frame)")
             #expect((click["bell"] as? Bool) == nearest.bell, "click at \(frame): \(click)")
         }
+        #expect(judged >= clicks.count - 2, "\(judged) of \(clicks.count) clicks judged: the reader missed the cycles of the rest")
     }
 
     private func file(_ path: String) -> String { path }
