@@ -11,7 +11,9 @@ import MetronomeTiming
 /// while the server kept its schedule is no loss, so only a lead of more than
 /// a period over the earliest run so far is time lost. PipeWire's JACK runs
 /// the cycles it missed in a burst until its frame time has caught up with
-/// real time: there only the frame time's jumps are lost. Nothing allocated.
+/// real time: there the frame time's jumps are lost, and so is each cycle run
+/// after its own end (`isLost`), whose output can reach the sink a cycle late
+/// (traced in BENCHMARKS.md). Nothing allocated.
 struct JackLostTime {
     /// Whether the server's frame time catches up with real time after a stall (PipeWire's).
     let catchesUp: Bool
@@ -25,6 +27,10 @@ struct JackLostTime {
     private var lastFrames: Int64 = 0
     /// The least of (when a cycle ran − its frames' duration since the first): its schedule.
     private var schedule: Int64 = .max
+
+    /// Whether `cycle` itself is lost: on PipeWire's JACK, run after its end
+    /// (jackd's cycle times lag its own stalls, while its callbacks keep time).
+    func isLost(_ cycle: JackCycle) -> Bool { catchesUp && cycle.ranLate }
 
     /// The frames lost before `cycle`, at `rate`.
     mutating func lost(before cycle: JackCycle, rate: Int64) -> Int64 {

@@ -196,7 +196,7 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
         }
         let measured = lostTime.lost(before: cycle, rate: rate.framesPerSecond)
         let lost = last == nil ? 0 : measured
-        let late = lostTime.catchesUp && cycle.ranLate && lastFrame == nil
+        let late = lostTime.isLost(cycle) && lastFrame == nil
         if (lost > 0 || late), lastFrame == nil, !losing {
             underrunCount.add(1, ordering: .relaxed)
             link?.restart()
