@@ -410,6 +410,7 @@ package final class ClickTrack: @unchecked Sendable {
         guard frame >= position else { return }  // due in a stretch that was skipped
         let level = timing.rhythm.level(of: sound, bar: bar) * timing.volume
         mixer.start(slot: slot, level: level, at: Int(frame - position), into: output, count: count)
+        guard clickLog != nil || startedInBlock != nil else { return }
         let started = StartedClick(click: click, frame: frame, bar: bar, beatInBar: Int32(beatInBar), sound: sound, index: Int32(index), level: level)
         clickLog?.push(started)
         startedInBlock?.append(started)

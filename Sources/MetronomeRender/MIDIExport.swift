@@ -44,10 +44,6 @@ package struct MIDIExport {
         }
     }
 
-    /// General MIDI's Metronome Click and Metronome Bell, on the drum channel (10, counted from 1).
-    package static let clickKey = ClickNote.clickKey
-    package static let bellKey = ClickNote.bellKey
-    package static let drumChannel = ClickNote.drumChannel
 
     /// How far the file's time of a beat may drift from its frame before the tempo's rounding turns the other way.
     static let driftMicroseconds: Int128 = 200
@@ -166,8 +162,8 @@ package struct MIDIExport {
         }
         var events: [MIDIEvent] = []
         for (index, note) in merged.enumerated() {
-            events.append(MIDIEvent(tick: note.tick, .noteOn(channel: drumChannel, key: note.key, velocity: note.velocity)))
-            events.append(MIDIEvent(tick: releases[index], .noteOff(channel: drumChannel, key: note.key)))
+            events.append(MIDIEvent(tick: note.tick, .noteOn(channel: ClickNote.drumChannel, key: note.key, velocity: note.velocity)))
+            events.append(MIDIEvent(tick: releases[index], .noteOff(channel: ClickNote.drumChannel, key: note.key)))
         }
         // Releases before strikes at the same tick, so a key struck again is not cut.
         return events.enumerated().sorted { a, b in
