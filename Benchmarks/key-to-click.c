@@ -36,9 +36,7 @@ static struct frame_stamped recording;
 
 static int process(jack_nframes_t frames, void *arg) {
     (void)arg;
-    uint64_t at = frame_stamped_at(&recording, client);
-    frame_stamped_write(&recording, at, 0, jack_port_get_buffer(input, frames), frames);
-    frame_stamped_done(&recording, at, frames);
+    frame_stamped_port(&recording, client, input, frames);
     return 0;
 }
 

@@ -10,7 +10,9 @@
 #include <jack/jack.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 struct frame_stamped {
     float *samples;          /* capacity frames of `channels` samples each */
@@ -48,6 +50,23 @@ static inline void frame_stamped_write(struct frame_stamped *recording, uint64_t
 /* The cycle at `at` is written: the recording reaches its end. */
 static inline void frame_stamped_done(struct frame_stamped *recording, uint64_t at, jack_nframes_t frames) {
     if (at + frames > atomic_load(&recording->end)) atomic_store(&recording->end, at + frames);
+}
+
+/* A cycle of a one-port recorder: `port`'s buffer written at its place; returns that place. */
+static inline uint64_t frame_stamped_port(struct frame_stamped *recording, jack_client_t *client, jack_port_t *port, jack_nframes_t frames) {
+    uint64_t at = frame_stamped_at(recording, client);
+    frame_stamped_write(recording, at, 0, jack_port_get_buffer(port, frames), frames);
+    frame_stamped_done(recording, at, frames);
+    return at;
+}
+
+/* Says "recording" on stdout, waits until the recording is full, then leaves the server. */
+static inline void frame_stamped_run(struct frame_stamped *recording, jack_client_t *client) {
+    printf("recording\n");
+    fflush(stdout);
+    while (atomic_load(&recording->end) < recording->capacity) usleep(10000);
+    jack_deactivate(client);
+    jack_client_close(client);
 }
 
 /* The recording's frame now (JACK's estimate of the frame being processed). */

@@ -62,11 +62,7 @@ int main(int argc, char **argv) {
             return 69;
         }
     }
-    printf("recording\n");
-    fflush(stdout);
-    while (atomic_load(&recording.end) < recording.capacity) usleep(10000);
-    jack_deactivate(client);
-    jack_client_close(client);
+    frame_stamped_run(&recording, client);
     FILE *file = fopen(argv[2], "wb");
     if (!file || fwrite(recording.samples, sizeof(float) * channels, recording.capacity, file) != recording.capacity || fclose(file) != 0) {
         fprintf(stderr, "jack_multi_rec: cannot write %s\n", argv[2]);

@@ -54,15 +54,13 @@ static atomic_uint_fast64_t cycle_count;
 
 static int process(jack_nframes_t frames, void *arg) {
     (void)arg;
-    uint64_t at = frame_stamped_at(&recording, client);
-    frame_stamped_write(&recording, at, 0, jack_port_get_buffer(input, frames), frames);
+    uint64_t at = frame_stamped_port(&recording, client, input, frames);
     uint64_t count = atomic_load(&cycle_count);
     if (at < recording.capacity && count < cycle_capacity) {
         cycles[count].at = at;
         cycles[count].state = jack_transport_query(client, &cycles[count].position);
         atomic_store(&cycle_count, count + 1);
     }
-    frame_stamped_done(&recording, at, frames);
     return 0;
 }
 
@@ -97,11 +95,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "jack_transport_rec: cannot connect %s\n", argv[1]);
         return 69;
     }
-    printf("recording\n");
-    fflush(stdout);
-    while (atomic_load(&recording.end) < recording.capacity) usleep(10000);
-    jack_deactivate(client);
-    jack_client_close(client);
+    frame_stamped_run(&recording, client);
     FILE *file = fopen(argv[3], "wb");
     if (!file || fwrite(recording.samples, sizeof(float), recording.capacity, file) != recording.capacity || fclose(file) != 0) {
         fprintf(stderr, "jack_transport_rec: cannot write %s\n", argv[3]);
