@@ -50,4 +50,15 @@ import MetronomeTestSupport
         }
         #expect(offs.count == ons.count)
     }
+
+    /// A MIDI port to connect to that is not there: one line naming it, and 69, as for `--connect`.
+    @Test(.enabled(if: JackTransportTests.ready || JackTransportTests.required))
+    func aMIDIPortThatIsNotThereIsOneLineAnd69() throws {
+        try #require(JackTransportTests.ready, "\(JackTransportTests.needs)")
+        let loopback = try JackLoopback()
+        let played = try run(metronomeBinary(), ["--jack", "--no-connect", "--no-pendulum", "--midi-notes", "--midi-connect", "drums:in",
+                                                 "--duration", "1"], environment: loopback.environment)
+        #expect(played.status == 69)
+        #expect(played.standardError == "metronome: there is no JACK port 'drums:in' to connect 'metronome:midi_out' to (jack_lsp lists them)\n")
+    }
 }
