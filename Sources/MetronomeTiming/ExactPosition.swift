@@ -39,11 +39,11 @@ struct ExactPosition: Sendable {
 
     /// The whole frame at or before the position, and the fraction past it as
     /// `floor(fraction * d)` for each grid denominator `d` (see `GridPhase`).
-    func origin(beat: UInt64, subdivision: UInt64, polyrhythm: UInt64) -> (frame: Int64, phase: GridPhase) {
+    func origin(beat: UInt64, subdivision: UInt64, polyrhythm: UInt64, clock: UInt64 = 2) -> (frame: Int64, phase: GridPhase) {
         let (whole, remainder) = numerator.wordQuotientAndRemainder(dividingBy: denominator)
         if real == 0 {
             func phase(_ units: UInt64) -> UInt64 { (remainder * units).wordQuotientAndRemainder(dividingBy: denominator).quotient }
-            return (Int64(whole), GridPhase(beat: phase(beat), subdivision: phase(subdivision), polyrhythm: phase(polyrhythm)))
+            return (Int64(whole), GridPhase(beat: phase(beat), subdivision: phase(subdivision), polyrhythm: phase(polyrhythm), clock: phase(clock)))
         }
         // A ramp's length is irrational: no tie can occur, and 53 bits of the fraction are plenty.
         let fraction = Double(remainder.shiftedLeft(by: 53).wordQuotientAndRemainder(dividingBy: denominator).quotient) / 0x1p53
@@ -53,7 +53,7 @@ struct ExactPosition: Sendable {
         let rest = sum - carry
         func phase(_ units: UInt64) -> UInt64 { min(UInt64((rest * Double(units)).rounded(.down)), units - 1) }
         return (Int64(whole) + Int64(realWhole) + Int64(carry),
-                GridPhase(beat: phase(beat), subdivision: phase(subdivision), polyrhythm: phase(polyrhythm)))
+                GridPhase(beat: phase(beat), subdivision: phase(subdivision), polyrhythm: phase(polyrhythm), clock: phase(clock)))
     }
 
     /// The frame nearest the position (a half rounds up), as the grid places clicks.

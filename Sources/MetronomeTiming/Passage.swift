@@ -16,6 +16,9 @@ package struct Passage: Sendable, Equatable, BitwiseCopyable {
     /// A click that starts a bar, and that bar's number from 0.
     package var barClick: Int64
     package var barNumber: Int64
+    /// MIDI clocks (24 a quarter note) from the song's start to bar `barNumber`'s first beat:
+    /// where a receiver of `--midi-clock` is in the song (negative in a count-in).
+    package var barClock: Int64
     /// Whether the first beat of a bar rings the bell (`0` turns it off).
     package var bell: Bool
     /// Paused: no clicks from `pauseFrame` on.
@@ -41,6 +44,7 @@ package struct Passage: Sendable, Equatable, BitwiseCopyable {
         grid = schedule
         barClick = 0
         barNumber = -rhythm.countInBars
+        barClock = -rhythm.countInBars * Int64(schedule.meter.beatsPerBar) * (96 / Int64(schedule.meter.noteValue))
         bell = true
         paused = false
         pauseFrame = 0
@@ -114,6 +118,23 @@ package struct Passage: Sendable, Equatable, BitwiseCopyable {
                                         phase: phase.polyrhythm)
     }
 
+    /// MIDI clocks a beat: 24 a quarter note, so `96 / d` for a beat of note value `d` (3 to 96).
+    @inline(__always)
+    package var clockTicksPerBeat: Int64 { 96 / Int64(grid.meter.noteValue) }
+
+    /// The frame of MIDI clock tick `tick` (counted from click 0 in ticks of `1 / clockTicksPerBeat` beat).
+    @inline(__always)
+    package func frame(ofClockTick tick: Int64) -> Int64 {
+        let ticksPerBeat = clockTicksPerBeat
+        return originFrame + grid.frame(ofTick: tick - originClick * ticksPerBeat, ticksPerBeat: ticksPerBeat, phase: phase.clock)
+    }
+
+    /// Where in the song click `k` falls, in MIDI clocks from its start (see `barClock`).
+    @inline(__always)
+    package func songClock(ofClick click: Int64) -> Int64 {
+        barClock + (click - barClick) * clockTicksPerBeat
+    }
+
     /// The frame where this passage takes over from the one before.
     package var startFrame: Int64 { paused ? pauseFrame : frame(ofClick: firstClick) }
 
@@ -155,6 +176,7 @@ package struct Passage: Sendable, Equatable, BitwiseCopyable {
         }
         passage.bell = beats > 0
         passage.firstClick = next
+        passage.barClock = songClock(ofClick: next)
         passage.barClick = next
         passage.barNumber = bar
         return passage
@@ -178,6 +200,7 @@ package struct Passage: Sendable, Equatable, BitwiseCopyable {
         passage.originFrame = position
         passage.phase = .zero
         passage.barNumber = bar(ofClick: next - 1).bar + 1
+        passage.barClock = barClock + (passage.barNumber - barNumber) * Int64(grid.meter.beatsPerBar) * clockTicksPerBeat
         passage.barClick = next
         return passage
     }
@@ -185,18 +208,21 @@ package struct Passage: Sendable, Equatable, BitwiseCopyable {
 
 /// A grid origin that falls between frames: the fraction `f` of a frame past
 /// `originFrame`, held as `floor(f * 2Q)`, `floor(f * 2QT)` for the
-/// subdivision ticks and for the second voice's, which is all the grid's
+/// subdivision ticks, for the second voice's and for MIDI clock's
+/// (`floor(f * 2QT)` each with its own `T`), which is all the grid's
 /// integer arithmetic needs to place every click as if the origin were exact.
 package struct GridPhase: Sendable, Equatable, BitwiseCopyable {
     package var beat: UInt64
     package var subdivision: UInt64
     package var polyrhythm: UInt64
+    package var clock: UInt64
 
-    package static let zero = GridPhase(beat: 0, subdivision: 0, polyrhythm: 0)
+    package static let zero = GridPhase(beat: 0, subdivision: 0, polyrhythm: 0, clock: 0)
 
-    package init(beat: UInt64, subdivision: UInt64, polyrhythm: UInt64) {
+    package init(beat: UInt64, subdivision: UInt64, polyrhythm: UInt64, clock: UInt64 = 0) {
         self.beat = beat
         self.subdivision = subdivision
         self.polyrhythm = polyrhythm
+        self.clock = clock
     }
 }

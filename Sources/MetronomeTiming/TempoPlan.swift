@@ -25,6 +25,11 @@ package struct TempoPlan: Sendable {
     private(set) var position = ExactPosition.zero
     private var click: Int64 = 0
     private var bar: Int64 = 0
+    /// Where the next passage starts in the song, in MIDI clocks (24 a quarter
+    /// note) from the map's first entry, and where the plan's first bar is (a
+    /// map's `--start-at` entry, to which a loop comes back).
+    private var songClock: Int64 = 0
+    private var firstClock: Int64 = 0
     /// The next stretch: a trainer step's tempo, or a map entry and a beat in it.
     private var trainerTempo: Tempo
     private var entry: Int
@@ -47,9 +52,11 @@ package struct TempoPlan: Sendable {
         case .trainer(let start, _, _, _, _):
             trainerTempo = start
             entry = 0
-        case .map(_, let first, _):
+        case .map(let map, let first, _):
             trainerTempo = Tempo(bpm: 120)!
             entry = first
+            firstClock = map.entries[..<first].reduce(0) { $0 + $1.beats * Self.clockTicks(of: $1.meter) }
+            songClock = firstClock
         }
         // The count-in plays before the plan, at its first tempo and meter.
         let first = firstSchedule
@@ -240,6 +247,7 @@ package struct TempoPlan: Sendable {
         position.advance(by: beats, of: schedule.framesPerClick)
         click += beats
         bar += barsPerStep
+        songClock += beats * Self.clockTicks(of: schedule.meter)
         let moved = trainerTempo.millibeatsPerMinute + step
         trainerTempo = Tempo(clamping: step > 0 ? min(moved, until.millibeatsPerMinute) : max(moved, until.millibeatsPerMinute))
     }
@@ -249,12 +257,14 @@ package struct TempoPlan: Sendable {
     private mutating func passBeats(_ beats: Int64, of entry: TempoMap.Entry, map: TempoMap, first: Int, loops: Bool) {
         click += beats
         beatInEntry += beats
+        songClock += beats * Self.clockTicks(of: entry.meter)
         if beatInEntry == entry.beats {
             bar += entry.bars
             beatInEntry = 0
             if self.entry == map.entries.count - 1 {
                 if loops {
                     self.entry = first
+                    songClock = firstClock
                 } else if map.meterAfterEnd != nil, !inTail {
                     inTail = true
                 } else {
@@ -333,8 +343,9 @@ package struct TempoPlan: Sendable {
         let framesQ = schedule.framesPerClick.denominator * 2
         let subdivisionTicks = UInt64(rhythm.subdivision.ticksPerBeat)
         let polyrhythmTicks = UInt64(rhythm.polyrhythm?.clicks ?? 1)
+        let clockTicks = Self.clockTicks(of: schedule.meter)
         let (frame, phase) = position.origin(beat: framesQ, subdivision: framesQ * subdivisionTicks,
-                                             polyrhythm: framesQ * polyrhythmTicks)
+                                             polyrhythm: framesQ * polyrhythmTicks, clock: framesQ * UInt64(clockTicks))
         var passage = Passage(schedule: schedule, rhythm: rhythm)
         passage.firstClick = click
         passage.originClick = click
@@ -344,10 +355,14 @@ package struct TempoPlan: Sendable {
         let beatsPerBar = Int64(schedule.meter.beatsPerBar)
         passage.barClick = click - beatInEntry % beatsPerBar
         passage.barNumber = bar + beatInEntry / beatsPerBar
+        passage.barClock = songClock - beatInEntry % beatsPerBar * clockTicks
         passage.volume = volume
         passage.plannedMore = more
         return passage
     }
+
+    /// MIDI clocks a beat of `meter`: 24 a quarter note.
+    private static func clockTicks(of meter: Meter) -> Int64 { 96 / Int64(meter.noteValue) }
 
     private func rhythm(of entry: TempoMap.Entry) -> Rhythm {
         var rhythm = self.rhythm
