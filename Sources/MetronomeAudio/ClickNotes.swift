@@ -1,10 +1,10 @@
 import MetronomeTiming
 
 /// The clicks as MIDI notes, cycle by cycle (`--midi-notes`): each started
-/// click a note-on at its own frame in the cycle, the frame its sound starts,
-/// and its note-off a fixed `length` later, in whichever cycle that falls; a
-/// key that sounds again before its note-off is released just before. The
-/// audio thread's: fixed buffers, nothing allocated.
+/// click a note-on at its own frame, the frame its sound starts, and its
+/// note-off a fixed `length` later, in whichever cycle that falls; a key that
+/// sounds again before its note-off is released just before. The audio
+/// thread's: fixed buffers, nothing allocated.
 package struct ClickNotes {
     /// A note's length: 20 ms, short enough for a click at any tempo a
     /// metronome plays, long enough for a drum module's envelope.
@@ -14,24 +14,18 @@ package struct ClickNotes {
     /// Note-offs not yet written: (track frame, key). At most a few: a note lives 20 ms.
     private var releases: [(frame: Int64, key: UInt8)]
     private var releaseCount = 0
-    /// The last cycle's messages, written again if the cycle is run again (PipeWire).
-    private var lastCycle: [(offset: Int, status: UInt8, key: UInt8, velocity: UInt8)]
-    private var lastCycleCount = 0
     static let mostReleases = 64
-    static let mostMessages = 2 * StartedClicks.capacity + mostReleases
 
     package init(rate: SampleRate, volume: Float) {
         length = rate.framesPerSecond / 50
         self.volume = volume
         releases = Array(repeating: (0, 0), count: Self.mostReleases)
-        lastCycle = Array(repeating: (0, 0, 0, 0), count: Self.mostMessages)
     }
 
-    /// Writes the notes of the cycle whose first track frame is `start` and
-    /// which has `frames`: the note-offs due in it and a note-on for each of
-    /// `started`, in order of their frames.
-    package mutating func write(cycleFrom start: Int64, frames: Int, started: StartedClicks?, into output: some MIDINoteOutput) {
-        lastCycleCount = 0
+    /// Adds to `messages` the notes of the cycle whose first track frame is
+    /// `start` and which has `frames`: the note-offs due in it and a note-on
+    /// for each of `started`, in order of their frames.
+    package mutating func write(cycleFrom start: Int64, frames: Int, started: StartedClicks?, into messages: MIDIMessages) {
         let end = start + Int64(frames)
         let count = started?.count ?? 0
         var next = 0
@@ -48,35 +42,18 @@ package struct ClickNotes {
                 // A key still held is released just before it sounds again.
                 if let held = releaseIndex(of: on.note.key) {
                     removeRelease(at: held)
-                    add(offset: on.frame - start, status: 0x80 | ClickNote.drumChannel, key: on.note.key, velocity: 0, into: output)
+                    messages.append(.noteOff(on.note.key, channel: ClickNote.drumChannel), at: on.frame)
                 }
-                add(offset: on.frame - start, status: 0x90 | ClickNote.drumChannel, key: on.note.key, velocity: on.note.velocity, into: output)
+                messages.append(.noteOn(on.note.key, velocity: on.note.velocity, channel: ClickNote.drumChannel), at: on.frame)
                 release(on.note.key, at: on.frame + length)
                 next += 1
             } else if let due {
                 let release = releases[due]
                 removeRelease(at: due)
-                add(offset: release.frame - start, status: 0x80 | ClickNote.drumChannel, key: release.key, velocity: 0, into: output)
+                messages.append(.noteOff(release.key, channel: ClickNote.drumChannel), at: release.frame)
             } else {
                 return
             }
-        }
-    }
-
-    /// Writes the last cycle's messages again: the cycle was run twice (PipeWire's JACK catching up).
-    package func repeatLastCycle(into output: some MIDINoteOutput) {
-        for index in 0..<lastCycleCount {
-            let message = lastCycle[index]
-            _ = output.write(message.status, message.key, message.velocity, at: message.offset)
-        }
-    }
-
-    private mutating func add(offset frames: Int64, status: UInt8, key: UInt8, velocity: UInt8, into output: some MIDINoteOutput) {
-        let offset = Int(max(0, frames))
-        guard output.write(status, key, velocity, at: offset) else { return }
-        if lastCycleCount < Self.mostMessages {
-            lastCycle[lastCycleCount] = (offset, status, key, velocity)
-            lastCycleCount += 1
         }
     }
 

@@ -52,6 +52,15 @@ package final class ClickTrack: @unchecked Sendable {
     package var clickLog: ClickLog?
     /// The clicks started by the current `render` call, if kept (MIDI notes out): the caller empties it before each.
     package var startedInBlock: StartedClicks?
+    /// `--midi-clock`: the clock's messages of the current `render` call, at
+    /// their frames, if kept (the caller empties it before each).
+    package var clockInBlock: MIDIMessages?
+    /// The next MIDI clock tick: its beat, and its index in the beat (0 on the beat).
+    private var clockBeat: Int64 = 0
+    private var clockIndex: Int64 = 0
+    /// While the clock's receiver plays (after a Start or Continue), the song
+    /// position of the last tick sent, in clocks; nil while it stands.
+    private var clockSongPosition: Int64?
     /// Where each new passage is handed on (to the picture), if anywhere.
     package var passageLog: LockFreeQueue<Passage>?
     /// Passages a plan (a tempo map, the speed trainer) has worked out ahead,
@@ -230,17 +239,21 @@ package final class ClickTrack: @unchecked Sendable {
             let beat = nextBeatFrame()
             let subdivision = nextSubdivisionFrame()
             let polyrhythm = nextPolyrhythmFrame()
+            let clock = nextClockFrame()
             // In time order; at the same frame the beat first, for it may start a new passage.
-            if beat < stop, beat <= subdivision, beat <= polyrhythm {
+            if beat < stop, beat <= subdivision, beat <= polyrhythm, beat <= clock {
                 startBeat(at: beat, into: output, count: frames)
-            } else if subdivision < stop, subdivision <= polyrhythm {
+            } else if subdivision < stop, subdivision <= polyrhythm, subdivision <= clock {
                 startSubdivision(at: subdivision, into: output, count: frames)
-            } else if polyrhythm < stop {
+            } else if polyrhythm < stop, polyrhythm <= clock {
                 startPolyrhythm(at: polyrhythm, into: output, count: frames)
+            } else if clock < stop {
+                sendClockTick(at: clock)
             } else {
                 break
             }
         }
+        if passage.paused { stopClock(at: max(passage.pauseFrame, position)) }
         // A plan's last passage, taken in this block, may have put the end inside it.
         let produced = endFrame.map { Int(min(Int64(frames), max(0, $0 - position))) } ?? frames
         position += Int64(produced)
@@ -275,6 +288,7 @@ package final class ClickTrack: @unchecked Sendable {
             startLinked(click, tempo: tempo, quantum: link.quantum, into: output, count: frames)
         }
         if !link.sounding { rest(at: Tempo(clamping: Int64((link.tempo * 1_000).rounded()))) }
+        sendClockTicks(before: position + Int64(frames))
         position += Int64(frames)
         return frames
     }
@@ -285,6 +299,7 @@ package final class ClickTrack: @unchecked Sendable {
         var next = passage.paused ? passage : passage.pausing(next: nextClick, position: position)
         if next.tempo != tempo { next = next.changingTempo(to: tempo, next: nextClick) }
         if next != passage { change(to: next) }
+        stopClock(at: position)
     }
 
     private func startLinked<Output: ClickOutput>(_ click: LinkClick, tempo bpm: Double, quantum: Int, into output: Output, count: Int) {
@@ -300,6 +315,10 @@ package final class ClickTrack: @unchecked Sendable {
     /// click lies more than a millisecond off its grid.
     private func startPlaced<Output: ClickOutput>(at frame: Int64, bar: Int64, beatInBar: Int64, tempo: Tempo, beatsPerBar: Int,
                                                   into output: Output, count: Int) {
+        // The clock's ticks of the beats before, up to this one (those its grid put later, here).
+        while clockInBlock != nil, clockBeat < nextClick, let timing = timing(ofBeat: clockBeat) {
+            sendClockTick(at: min(frame, timing.frame(ofClockTick: clockBeat * timing.clockTicksPerBeat + clockIndex)))
+        }
         let tolerance = max(1, schedule.rate.framesPerSecond / 1_000)
         let drift = passage.frame(ofClick: nextClick) - frame
         if passage.paused || passage.tempo != tempo || passage.meter.beatsPerBar != beatsPerBar || drift > tolerance || drift < -tolerance
@@ -314,6 +333,8 @@ package final class ClickTrack: @unchecked Sendable {
             next.phase = .zero
             next.barClick = nextClick - beatInBar
             next.barNumber = bar
+            // A song position of whole bars of this meter: all a Link session or a transport's bars say.
+            next.barClock = bar * Int64(beatsPerBar) * next.clockTicksPerBeat
             change(to: next)
         }
         if !muted, let sound = passage.sound(ofClick: nextClick) {
@@ -343,6 +364,7 @@ package final class ClickTrack: @unchecked Sendable {
         } else {
             rest(at: tempo)
         }
+        sendClockTicks(before: position + Int64(count))
         position += Int64(count)
     }
 
@@ -431,6 +453,7 @@ package final class ClickTrack: @unchecked Sendable {
         // The other voices pass over what fell due in the gap, the same way.
         while nextSubdivisionFrame() < frame { advanceSubdivision() }
         while nextPolyrhythmFrame() < frame { polyrhythmIndex += 1 }
+        while nextClockFrame() < frame { advanceClock() }
     }
 
     /// The planned passages due: those whose first click is the next beat
@@ -466,6 +489,67 @@ package final class ClickTrack: @unchecked Sendable {
         pendingBeats = nil
         pendingSong = nil
         takePlannedPassages()
+    }
+
+    // MARK: MIDI clock (`--midi-clock`)
+
+    /// The frame of the next clock tick, or of the Stop at the end of a finite track.
+    private func nextClockFrame() -> Int64 {
+        guard clockInBlock != nil, let timing = timing(ofBeat: clockBeat) else { return .max }
+        if clockBeat >= clickLimit {
+            return clockBeat == clickLimit && clockIndex == 0 && clockSongPosition != nil ? timing.frame(ofClick: clickLimit) : .max
+        }
+        return timing.frame(ofClockTick: clockBeat * timing.clockTicksPerBeat + clockIndex)
+    }
+
+    /// Sends the next clock tick at `frame`, and before it what the receiver
+    /// needs to play along: from a count-in into bar 1, a Song Position
+    /// Pointer and Start (Continue where the song position is not 0: a map's
+    /// `--start-at`, a resume); at a jump in the song (a loop, the next song,
+    /// skipped time, a relocated transport), Stop first; into a count-in, Stop.
+    private func sendClockTick(at frame: Int64) {
+        if let clock = clockInBlock, let timing = timing(ofBeat: clockBeat), frame >= position {
+            if clockBeat >= clickLimit {
+                stopClock(at: frame)
+            } else {
+                let song = timing.songClock(ofClick: clockBeat) + clockIndex
+                if let last = clockSongPosition, last + 1 != song || timing.bar(ofClick: clockBeat).bar < 0 { stopClock(at: frame) }
+                if timing.bar(ofClick: clockBeat).bar >= 0 {
+                    if clockSongPosition == nil {
+                        clock.append(.songPosition(song / 6), at: frame)
+                        clock.append(song == 0 ? .start : .continue, at: frame)
+                    }
+                    clockSongPosition = song
+                }
+                clock.append(.clock, at: frame)
+            }
+        }
+        advanceClock()
+    }
+
+    /// The clock's receiver stops at `frame` (a pause, the end, a jump; the
+    /// run's stop, from the playback), if it plays.
+    package func stopClock(at frame: Int64) {
+        guard clockSongPosition != nil, let clock = clockInBlock else { return }
+        clock.append(.stop, at: frame)
+        clockSongPosition = nil
+    }
+
+    /// Every clock tick due before `end`, where the beats were placed from outside (Link, a transport).
+    private func sendClockTicks(before end: Int64) {
+        while true {
+            let frame = nextClockFrame()
+            guard frame < end else { return }
+            sendClockTick(at: frame)
+        }
+    }
+
+    private func advanceClock() {
+        clockIndex += 1
+        if clockIndex >= timing(ofBeat: clockBeat)?.clockTicksPerBeat ?? 1 {
+            clockIndex = 0
+            clockBeat += 1
+        }
     }
 
     private func advanceSubdivision() {
@@ -530,6 +614,11 @@ package final class ClickTrack: @unchecked Sendable {
     private func change(to passage: Passage) {
         // Keep the passage that times the beat before the change.
         if self.passage.firstClick < nextClick { previous = self.passage }
+        // Playing again after a pause: the clock starts from the first beat, as the other voices do.
+        if self.passage.paused, !passage.paused {
+            clockBeat = passage.firstClick
+            clockIndex = 0
+        }
         self.passage = passage
         passageLog?.push(passage)
         endFrame = end(of: passage)

@@ -17,21 +17,16 @@ package struct JackMIDIBuffer {
     /// Empties the buffer: an output's must be, every cycle.
     package func clear() { clearBuffer(buffer) }
 
-    /// Writes a three-byte message at `offset` frames into the cycle; false if
-    /// the buffer is full or the offset is before the last event's.
+    /// Writes `message` at `offset` frames into the cycle; false if the
+    /// buffer is full or the offset is before the last event's.
     @discardableResult
-    package func write(_ status: UInt8, _ data1: UInt8, _ data2: UInt8, at offset: Int) -> Bool {
-        guard let event = reserve(buffer, jack_nframes_t(offset), 3) else { return false }
-        event[0] = status
-        event[1] = data1
-        event[2] = data2
+    package func write(_ message: MIDIMessage, at offset: Int) -> Bool {
+        guard let event = reserve(buffer, jack_nframes_t(offset), message.size) else { return false }
+        event[0] = message.status
+        if message.size > 1 { event[1] = message.data1 }
+        if message.size > 2 { event[2] = message.data2 }
         return true
     }
 }
 
-/// Where `JackPlayback` writes a cycle's notes: a JACK MIDI buffer, or in the tests a list.
-package protocol MIDINoteOutput {
-    func write(_ status: UInt8, _ data1: UInt8, _ data2: UInt8, at offset: Int) -> Bool
-}
-
-extension JackMIDIBuffer: MIDINoteOutput {}
+extension JackMIDIBuffer: MIDIEventOutput {}

@@ -16,19 +16,19 @@ package final class JackOutput: JackHost, JackProcessor, @unchecked Sendable {
     package let rate: SampleRate
     /// Set once, before the client is activated; read by the process callback only after.
     private var playback: JackPlayback?
-    /// `--midi-notes`: the MIDI output `midi_out`, which carries the clicks as notes.
+    /// `--midi-notes`, `--midi-clock`: the MIDI output `midi_out`, which carries the clicks as notes and the clock.
     private let midiOut: JackPort?
 
     /// Opens the client `name` on the running server with its port `out`, or
     /// with `split` a port a voice (`bell`, `beat`, `sub`, `poly`); `role`
     /// says, at the server's rate, what it does with the transport: leading,
     /// it becomes the timebase master (before any cycle plays).
-    /// With `midiNotes`, a MIDI output `midi_out` too.
-    package init(name: String, split: Bool = false, midiNotes: Bool = false,
+    /// With `midi`, a MIDI output `midi_out` too.
+    package init(name: String, split: Bool = false, midi: Bool = false,
                  transport role: (SampleRate) -> JackTransportRole = { _ in .ignore }) throws(JackError) {
         client = try JackClient(name: name)
         ports = if split { .split(try JackVoices(registeringOn: client)) } else { .mono(try client.registerOutput("out")) }
-        midiOut = midiNotes ? try client.registerMIDIOutput("midi_out") : nil
+        midiOut = midi ? try client.registerMIDIOutput("midi_out") : nil
         clock = client.clock
         transport = client.transport
         rate = SampleRate(unchecked: Int64(client.sampleRate))
@@ -85,7 +85,7 @@ package final class JackOutput: JackHost, JackProcessor, @unchecked Sendable {
             return 0
         }
         let latency = client.playbackLatency(of: port).upperBound
-        playback.process(cycle(times, frames: buffer.count, latency: latency), into: output, notes: midi)
+        playback.process(cycle(times, frames: buffer.count, latency: latency), into: output, midi: midi)
         return 0
     }
 
@@ -134,7 +134,7 @@ extension JackOutput {
             return 0
         }
         let latency = voices.playbackLatency(on: client)
-        playback.process(cycle(times, frames: Int(frames), latency: latency), into: buffers, notes: midi)
+        playback.process(cycle(times, frames: Int(frames), latency: latency), into: buffers, midi: midi)
         return 0
     }
 }

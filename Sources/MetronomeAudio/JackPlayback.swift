@@ -99,16 +99,25 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
     /// `--midi-notes`: the clicks as notes on a MIDI port, at the frames of their sounds.
     private var notes: ClickNotes?
     private let startedClicks: StartedClicks?
+    /// `--midi-clock`: the track's clock messages of a cycle.
+    private let clockMessages: MIDIMessages?
+    /// The cycle's MIDI messages (notes and clock) in order, kept to be written again if the cycle is run again.
+    private let cycleMessages: MIDIMessages?
+    private var cycleMessagesStart: Int64 = 0
 
     /// `host` is the client, activated with this playback before `start()`
     /// (it plays silence until then) and closed by `join()`.
-    /// `notes`: the clicks as MIDI notes too, written by `process` into the MIDI buffer it is given.
+    /// `notes`: the clicks as MIDI notes too, and with `clock` a MIDI clock,
+    /// written by `process` into the MIDI buffer it is given.
     package init(track: ClickTrack, host: any JackHost, link: LinkConductor? = nil, played: PlayedAudio? = nil,
-                 position: AudiblePosition? = nil, notes: ClickNotes? = nil) {
+                 position: AudiblePosition? = nil, notes: ClickNotes? = nil, clock: Bool = false) {
         self.track = track
         self.notes = notes
         startedClicks = notes == nil ? nil : StartedClicks()
         track.startedInBlock = startedClicks
+        clockMessages = clock ? MIDIMessages() : nil
+        track.clockInBlock = clockMessages
+        cycleMessages = notes == nil && !clock ? nil : MIDIMessages(capacity: 1_024 + 2 * StartedClicks.capacity + ClickNotes.mostReleases)
         self.host = host
         self.link = link
         self.played = played
@@ -158,26 +167,26 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
 
     /// The process callback's work: renders `cycle`'s frames into `output`. JACK's thread.
     package func process(_ cycle: JackCycle, into output: UnsafeMutablePointer<Float>) {
-        process(cycle, output, notes: JackMIDIBuffer?.none)
+        process(cycle, output, midi: JackMIDIBuffer?.none)
     }
 
     /// As `process(_:into:)`, each voice into its port's buffer (`--jack-ports split`);
     /// the inspector's record gets their sum.
     package func process(_ cycle: JackCycle, into voices: VoiceBuffers) {
-        process(cycle, voices, notes: JackMIDIBuffer?.none)
+        process(cycle, voices, midi: JackMIDIBuffer?.none)
     }
 
-    /// As `process(_:into:)`, and the cycle's notes into `midi` (`--midi-notes`), cleared by the caller.
-    package func process<Notes: MIDINoteOutput>(_ cycle: JackCycle, into output: UnsafeMutablePointer<Float>, notes midi: Notes?) {
-        process(cycle, output, notes: midi)
+    /// As `process(_:into:)`, and the cycle's MIDI (`--midi-notes`, `--midi-clock`) into `midi`, cleared by the caller.
+    package func process<MIDI: MIDIEventOutput>(_ cycle: JackCycle, into output: UnsafeMutablePointer<Float>, midi: MIDI?) {
+        process(cycle, output, midi: midi)
     }
 
-    /// As `process(_:into:)` with a port a voice, and the cycle's notes into `midi`.
-    package func process<Notes: MIDINoteOutput>(_ cycle: JackCycle, into voices: VoiceBuffers, notes midi: Notes?) {
-        process(cycle, voices, notes: midi)
+    /// As `process(_:into:)` with a port a voice, and the cycle's MIDI into `midi`.
+    package func process<MIDI: MIDIEventOutput>(_ cycle: JackCycle, into voices: VoiceBuffers, midi: MIDI?) {
+        process(cycle, voices, midi: midi)
     }
 
-    private func process<Output: ClickOutput, Notes: MIDINoteOutput>(_ cycle: JackCycle, _ output: Output, notes midi: Notes?) {
+    private func process<Output: ClickOutput, MIDI: MIDIEventOutput>(_ cycle: JackCycle, _ output: Output, midi: MIDI?) {
         // As JACK counts it (and LinkHut takes it): a port that leads to no system
         // output (a recorder, a mixer's input) is heard there at once.
         let latency = cycle.latency
@@ -191,7 +200,7 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
         if let last, cycle.firstFrame == last.firstFrame {
             output.restore(from: lastOutput, count: min(lastOutputCount, cycle.frames))
             if cycle.frames > lastOutputCount { output.advanced(by: lastOutputCount).update(repeating: 0, count: cycle.frames - lastOutputCount) }
-            if let midi { notes?.repeatLastCycle(into: midi) }
+            if let midi { cycleMessages?.write(from: cycleMessagesStart, into: midi) }
             return
         }
         let measured = lostTime.lost(before: cycle, rate: rate.framesPerSecond)
@@ -215,6 +224,7 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
         let blockStart = written
         var rendered = 0
         startedClicks?.removeAll()
+        clockMessages?.removeAll()
         if late {
             track.skip(to: track.position + Int64(cycle.frames))
             output.update(repeating: 0, count: cycle.frames)
@@ -229,7 +239,7 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
             }
         }
         if rendered < cycle.frames { output.advanced(by: rendered).update(repeating: 0, count: cycle.frames - rendered) }
-        if let midi { notes?.write(cycleFrom: blockStart, frames: cycle.frames, started: startedClicks, into: midi) }
+        if let midi { writeMIDI(cycleFrom: blockStart, frames: cycle.frames, rendered: rendered, into: midi) }
         lastOutputCount = min(cycle.frames, Self.repeatedFrames)
         output.keep(in: lastOutput, count: lastOutputCount)
         written += Int64(cycle.frames)
@@ -241,6 +251,28 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
         if let lastFrame, heard >= lastFrame {
             endHeard.store(true, ordering: .releasing)
         }
+    }
+
+    /// The cycle's MIDI messages: the clock's, then the notes', in order of frame
+    /// (the clock's first at one frame), kept for a second run of the cycle.
+    private func writeMIDI(cycleFrom start: Int64, frames: Int, rendered: Int, into midi: some MIDIEventOutput) {
+        guard let cycleMessages else { return }
+        // The run's end: the clock's receiver stops with its last frame, after the ticks before it.
+        let end = start + Int64(min(rendered, frames))
+        if lastFrame != nil { track.stopClock(at: max(start, end - 1)) }
+        cycleMessages.removeAll()
+        if let clockMessages {
+            var index = 0
+            while index < clockMessages.count {
+                let (frame, message) = clockMessages[index]
+                if lastFrame == nil || frame < end || message == .stop { cycleMessages.append(message, at: frame) }
+                index += 1
+            }
+        }
+        notes?.write(cycleFrom: start, frames: frames, started: startedClicks, into: cycleMessages)
+        cycleMessages.sortByFrame()
+        cycleMessages.write(from: start, into: midi)
+        cycleMessagesStart = start
     }
 
     /// The cycle's frames of the track: its own grid, Link's beats, or the transport's master's.

@@ -21,7 +21,10 @@ struct JackOptions: ParsableArguments {
     @Flag(name: .long, help: "With --jack, the clicks as MIDI notes too, on a port 'midi_out': channel 10, GM 34 Metronome Bell on bells and accents, 33 Metronome Click on the rest, velocity from the level, 20 ms long, each at its click's frame (as --output x.mid maps them).")
     var midiNotes = false
 
-    @Option(name: .long, help: ArgumentHelp("With --midi-notes, the MIDI ports to connect 'midi_out' to, comma-separated (e.g. a2j:Drum_module); none by default.", valueName: "ports"))
+    @Flag(name: .long, help: "With --jack, a MIDI clock on the port 'midi_out' too: 24 clocks a quarter note, each on its exact frame of the clicks' grid (tempo maps, ramps, meters, keys, setlists); Song Position Pointer and Start at bar 1 (Continue where the song is further on), Stop on a pause or at the end, Stop, Song Position and Continue at a jump.")
+    var midiClock = false
+
+    @Option(name: .long, help: ArgumentHelp("With --midi-notes or --midi-clock, the MIDI ports to connect 'midi_out' to, comma-separated (e.g. a2j:Drum_module); none by default.", valueName: "ports"))
     var midiConnect: String?
 
     @Option(name: .long, help: ArgumentHelp("With --jack: follow JACK's transport (tempo, meter and beats from its timebase master, silent while stopped; with no master, its start and stop start and stop the metronome), or be its timebase master (master: the BBT from this run's grid or tempo map; with --force, taken from another master). Space starts and stops the transport.", valueName: "follow|master"))
@@ -40,7 +43,8 @@ struct JackOptions: ParsableArguments {
                   link: LinkOptions) throws(SessionError) -> Settings.JackClientSettings? {
         guard jack else {
             let strays = [("--jack-name", jackName != nil), ("--jack-ports", jackPorts != nil), ("--connect", connect != nil), ("--no-connect", noConnect),
-                          ("--transport", transport != nil), ("--midi-notes", midiNotes), ("--midi-connect", midiConnect != nil)]
+                          ("--transport", transport != nil), ("--midi-notes", midiNotes), ("--midi-clock", midiClock),
+                          ("--midi-connect", midiConnect != nil)]
             if let (option, _) = strays.first(where: { $0.1 }) { throw .badRequest("\(option) applies to --jack only") }
             return nil
         }
@@ -60,12 +64,12 @@ struct JackOptions: ParsableArguments {
         }
         var midiPorts: [String] = []
         if let midiConnect {
-            if !midiNotes { throw .badRequest("--midi-connect applies to --midi-notes only") }
+            if !midiNotes, !midiClock { throw .badRequest("--midi-connect applies to --midi-notes and --midi-clock only") }
             midiPorts = try Self.portNames(midiConnect, option: "--midi-connect", example: "a2j:Drum_module")
         }
         return Settings.JackClientSettings(name: jackName ?? "metronome", split: jackPorts == .split, connect: ports,
                                            transport: try transportSetting(output: output, practice: practice, setlist: setlist, link: link),
-                                           midiNotes: midiNotes, midiConnect: midiPorts)
+                                           midiNotes: midiNotes, midiClock: midiClock, midiConnect: midiPorts)
     }
 
     /// A comma-separated list of JACK port names (`client:port`).

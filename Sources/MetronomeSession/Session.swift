@@ -124,7 +124,8 @@ package enum Session {
                                     link: link, played: inspection?.played, position: position)
         case .jack(let client, let jack):
             let notes = jack.midiNotes ? ClickNotes(rate: client.rate, volume: settings.volume * track.planLevel) : nil
-            let jackPlayback = JackPlayback(track: track, host: client, link: link, played: inspection?.played, position: position, notes: notes)
+            let jackPlayback = JackPlayback(track: track, host: client, link: link, played: inspection?.played, position: position, notes: notes,
+                                            clock: jack.midiClock)
             do {
                 try client.activate(jackPlayback, connect: jack.connect, midiDestinations: jack.midiConnect)
             } catch {
@@ -270,7 +271,7 @@ package enum Session {
             return .device(try openSink(device: device, latency: latency, rate: settings.rate))
         case .jack(let jack):
             do {
-                let client = try JackOutput(name: jack.name, split: jack.split, midiNotes: jack.midiNotes) { rate in
+                let client = try JackOutput(name: jack.name, split: jack.split, midi: jack.midiOut) { rate in
                     switch jack.transport {
                     case .ignore: .ignore
                     case .follow: .follow

@@ -91,8 +91,12 @@ package struct Settings: Sendable, Equatable {
         package let transport: Transport
         /// The clicks as MIDI notes on a port `midi_out` too (`--midi-notes`).
         package let midiNotes: Bool
+        /// A MIDI clock on `midi_out` (`--midi-clock`).
+        package let midiClock: Bool
         /// Where `midi_out` is connected (`--midi-connect`); none by default.
         package let midiConnect: [String]
+        /// Whether the client has a MIDI port `midi_out`.
+        package var midiOut: Bool { midiNotes || midiClock }
 
         package enum Transport: Sendable, Equatable {
             case ignore
@@ -103,12 +107,13 @@ package struct Settings: Sendable, Equatable {
         }
 
         package init(name: String = "metronome", split: Bool = false, connect: [String]? = nil, transport: Transport = .ignore,
-                     midiNotes: Bool = false, midiConnect: [String] = []) {
+                     midiNotes: Bool = false, midiClock: Bool = false, midiConnect: [String] = []) {
             self.name = name
             self.split = split
             self.connect = connect
             self.transport = transport
             self.midiNotes = midiNotes
+            self.midiClock = midiClock
             self.midiConnect = midiConnect
         }
     }

@@ -36,9 +36,12 @@ package struct PlannedRun {
     package let onsets: [(frame: Int64, value: Float)]
     package let clicks: [StartedClick]
     package let renderedFrames: Int64
+    /// With `clock`, the MIDI clock's messages (`--midi-clock`) at their frames.
+    package let clockMessages: [(frame: Int64, message: MIDIMessage)]
 
     /// `beats` after the count-in, or all the plan's.
-    package init(_ source: TempoPlan.Source, rate: Int64, rhythm: Rhythm = .plain, beats: Int64? = nil, block: Int = 1009) throws {
+    package init(_ source: TempoPlan.Source, rate: Int64, rhythm: Rhythm = .plain, beats: Int64? = nil, block: Int = 1009,
+                 clock: Bool = false) throws {
         let rate = try #require(SampleRate(rate))
         let all = TempoPlan(source, rate: rate, rhythm: rhythm).beats(inBars: nil)
         let beats = try #require(beats ?? all)
@@ -50,14 +53,20 @@ package struct PlannedRun {
         let track = ClickTrack(plan: plan, feeder: feeder, sounds: sounds, length: length)
         let log = ClickLog(capacity: 1 << 16)
         track.clickLog = log
+        let clockInBlock = clock ? MIDIMessages() : nil
+        track.clockInBlock = clockInBlock
+        var clockMessages: [(frame: Int64, message: MIDIMessage)] = []
         var samples: [Float] = []
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: block)
         defer { buffer.deallocate() }
         while !track.isFinished {
             feeder.feed()
+            clockInBlock?.removeAll()
             let frames = track.render(into: buffer, count: block)
             samples.append(contentsOf: UnsafeBufferPointer(start: buffer, count: frames))
+            if let clockInBlock { clockMessages += (0..<clockInBlock.count).map { clockInBlock[$0] } }
         }
+        self.clockMessages = clockMessages
         onsets = samples.enumerated().filter { $0.element != 0 }.map { (Int64($0.offset), $0.element) }
         clicks = log.drain()
         renderedFrames = Int64(samples.count)

@@ -10,22 +10,22 @@ import MetronomeTestSupport
     let rate = SampleRate.standard
 
     /// The MIDI messages written, by track frame (the cycle's start plus the offset).
-    final class Messages: MIDINoteOutput {
+    final class Messages: MIDIEventOutput {
         var cycleStart: Int64 = 0
         var all: [(frame: Int64, bytes: [UInt8])] = []
-        func write(_ status: UInt8, _ data1: UInt8, _ data2: UInt8, at offset: Int) -> Bool {
-            all.append((cycleStart + Int64(offset), [status, data1, data2]))
+        func write(_ message: MIDIMessage, at offset: Int) -> Bool {
+            all.append((cycleStart + Int64(offset), message.bytes))
             return true
         }
     }
 
     func play(_ bpm: String, meter: String = "4/4", rhythm: Rhythm = Rhythm(), cycles: Int, frames: Int = 1024,
-              again: Set<Int> = []) throws -> (audio: [Float], messages: Messages, schedule: ClickSchedule) {
+              again: Set<Int> = [], clock: Bool = false) throws -> (audio: [Float], messages: Messages, schedule: ClickSchedule) {
         let sounds = impulseSounds(rate: rate)
         let schedule = ClickSchedule(tempo: try Tempo(parsing: bpm), meter: try Meter(parsing: meter), rate: rate)
         let track = ClickTrack(schedule: schedule, beat: sounds.beat, bell: sounds.bell, rhythm: rhythm)
         let host = JackPlaybackTests.Unplugged(rate: rate)
-        let playback = JackPlayback(track: track, host: host, notes: ClickNotes(rate: rate, volume: 1))
+        let playback = JackPlayback(track: track, host: host, notes: ClickNotes(rate: rate, volume: 1), clock: clock)
         playback.start()
         let messages = Messages()
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: frames)
@@ -35,11 +35,11 @@ import MetronomeTestSupport
             let cycle = JackCycle(firstFrame: UInt32(index * frames), microseconds: UInt64(1_000_000 + index * frames * 1_000_000 / 48_000),
                                   frames: frames, latency: 0)
             messages.cycleStart = Int64(index * frames)
-            playback.process(cycle, into: buffer, notes: messages)
+            playback.process(cycle, into: buffer, midi: messages)
             if again.contains(index) {
                 // Run twice at one frame time: the graph keeps the second run's buffer, so it must hold the notes again.
                 let kept = messages.all.count
-                playback.process(cycle, into: buffer, notes: messages)
+                playback.process(cycle, into: buffer, midi: messages)
                 #expect(Array(messages.all[kept...].map(\.bytes)) == messages.all[..<kept].filter { $0.frame >= Int64(index * frames) }.map(\.bytes))
                 messages.all.removeLast(messages.all.count - kept)
             }
@@ -91,20 +91,23 @@ import MetronomeTestSupport
     }
 
     /// A MIDI buffer that only counts what is written: nothing allocated.
-    final class Counted: MIDINoteOutput {
+    final class Counted: MIDIEventOutput {
         var count = 0
-        func write(_ status: UInt8, _ data1: UInt8, _ data2: UInt8, at offset: Int) -> Bool {
+        var clocks = 0
+        func write(_ message: MIDIMessage, at offset: Int) -> Bool {
+            if message == .clock { clocks += 1 }
             count += 1
             return true
         }
     }
 
     @Test(.enabled(if: metronome_counting_available() != 0, "a sanitizer owns malloc"))
-    func cyclesWithNotesAllocateNothing() throws {
+    func cyclesWithNotesAndClockAllocateNothing() throws {
         let sounds = impulseSounds(rate: rate)
         let track = ClickTrack(schedule: ClickSchedule(tempo: Tempo(bpm: 400)!, meter: try Meter(parsing: "7/8"), rate: rate),
                                beat: sounds.beat, bell: sounds.bell, rhythm: try everyVoiceRhythm())
-        let playback = JackPlayback(track: track, host: JackPlaybackTests.Unplugged(rate: rate), notes: ClickNotes(rate: rate, volume: 0.8))
+        let playback = JackPlayback(track: track, host: JackPlaybackTests.Unplugged(rate: rate), notes: ClickNotes(rate: rate, volume: 0.8),
+                                    clock: true)
         playback.start()
         let notes = Counted()
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 256)
@@ -112,15 +115,17 @@ import MetronomeTestSupport
         func cycle(_ index: Int) -> JackCycle {
             JackCycle(firstFrame: UInt32(index * 256), microseconds: UInt64(1_000 + index * 5_333), frames: 256, latency: 0)
         }
-        playback.process(cycle(0), into: buffer, notes: notes)
+        playback.process(cycle(0), into: buffer, midi: notes)
         metronome_counting_begin()
         for index in 1..<2_000 {
-            playback.process(cycle(index), into: buffer, notes: notes)
-            if index % 97 == 0 { playback.process(cycle(index), into: buffer, notes: notes) }
+            playback.process(cycle(index), into: buffer, midi: notes)
+            if index % 97 == 0 { playback.process(cycle(index), into: buffer, midi: notes) }
         }
         let counted = metronome_counting_end()
         #expect(counted == 0)
-        #expect(notes.count > 100)
+        // 10.7 s at 400 bpm in 7/8, 12 clocks a beat: 853 clocks (and those of 20 cycles run twice), and the notes.
+        #expect(notes.clocks >= 853 && notes.clocks < 853 + 20 * 4)
+        #expect(notes.count - notes.clocks > 100)
     }
 
     /// PipeWire's JACK at times runs a cycle twice at one frame time into
@@ -128,7 +133,9 @@ import MetronomeTestSupport
     /// cycle's notes again.
     @Test func aCycleRunTwiceWritesItsNotesAgain() throws {
         // Click 2 (frame 48000 at 60 bpm) starts in cycle 46; its release (48960) falls in cycle 47.
-        let (_, messages, _) = try play("60", cycles: 60, again: [46, 47])
+        let (_, messages, _) = try play("60", cycles: 60, again: [46, 47], clock: true)
         #expect(messages.all.filter { $0.bytes[0] == 0x99 }.map(\.frame) == [0, 48_000])
+        // And its clock ticks (2000 frames apart at 60 bpm), each once.
+        #expect(messages.all.filter { $0.bytes == [0xF8] }.map(\.frame) == (0..<Int64(31)).map { $0 * 2_000 })
     }
 }

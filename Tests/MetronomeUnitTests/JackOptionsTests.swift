@@ -30,6 +30,12 @@ struct JackOptionsTests {
             == .jack(Settings.JackClientSettings(midiNotes: true, midiConnect: ["a2j:Drums", "sampler:in"])))
     }
 
+    @Test func midiClockSharesThePortAndItsConnections() throws {
+        let clock = Settings.JackClientSettings(midiClock: true, midiConnect: ["tr8:in"])
+        #expect(try output("--jack", "--midi-clock", "--midi-connect", "tr8:in") == .jack(clock))
+        #expect(clock.midiOut && !Settings.JackClientSettings().midiOut)
+    }
+
     @Test(arguments: [
         (["--jack-name", "x"], "--jack-name applies to --jack only"),
         (["--connect", "a:b"], "--connect applies to --jack only"),
@@ -45,7 +51,8 @@ struct JackOptionsTests {
         (["--jack", "--output", "x.wav", "--bars", "1"], "--jack plays live; --output renders a file"),
         (["--midi-notes"], "--midi-notes applies to --jack only"),
         (["--midi-connect", "a:b"], "--midi-connect applies to --jack only"),
-        (["--jack", "--midi-connect", "a:b"], "--midi-connect applies to --midi-notes only"),
+        (["--jack", "--midi-connect", "a:b"], "--midi-connect applies to --midi-notes and --midi-clock only"),
+        (["--midi-clock"], "--midi-clock applies to --jack only"),
         (["--jack", "--midi-notes", "--midi-connect", "drums"], "--midi-connect 'drums': port 1 is not a JACK port name"),
     ])
     func aJackOptionThatCannotBeHadIsOneLineAnd64(arguments: [String], says: String) {

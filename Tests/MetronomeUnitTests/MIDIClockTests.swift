@@ -1,0 +1,137 @@
+import Testing
+@testable import MetronomeAudio
+import MetronomeTiming
+import MetronomeTestSupport
+
+/// `--midi-clock`: 24 clocks a quarter note on the clicks' grid, and the
+/// transport messages a drum machine or looper needs to play along.
+@Suite struct MIDIClockTests {
+    /// A message as sent: its frame and bytes.
+    struct Sent: Equatable, CustomStringConvertible {
+        let frame: Int64
+        let bytes: [UInt8]
+        init(_ frame: Int64, _ bytes: [UInt8]) {
+            self.frame = frame
+            self.bytes = bytes
+        }
+        var description: String { "\(frame): \(bytes.map { String($0, radix: 16) })" }
+    }
+
+    func sent(_ messages: [(frame: Int64, message: MIDIMessage)]) -> [Sent] { messages.map { Sent($0.frame, $0.message.bytes) } }
+
+    /// A clock tick every `60 R / 24q` frames of a quarter-note tempo `q`,
+    /// whatever the meter's note value, counted from each entry's exact start
+    /// (a count-in bar first): the engine's grid, checked against fractions.
+    /// The receiver stands through the count-in (clocks only, to lock its
+    /// tempo); bar 1 brings Song Position 0 and Start, at the first beat's frame.
+    @Test func everyTickOnItsExactFrameAcrossAMeterChangeAndADecimalTempo() throws {
+        let map = try parseMap("2 97.3\n1 7/8 133.333\n2 3/2 61.7")
+        var rhythm = Rhythm()
+        rhythm.countInBars = 1
+        let rate: Int128 = 44_100
+        let run = try PlannedRun(.map(map, first: 0, loops: false), rate: 44_100, rhythm: rhythm, clock: true)
+        var expected: [Int64] = []
+        var start = Fraction(0)
+        // The count-in's bar at the first entry's tempo and meter, then each entry: (quarter-note tempo, beats, note value).
+        for (q, beats, d) in [("97.3", 4, 4), ("97.3", 8, 4), ("133.333", 7, 8), ("61.7", 6, 2)] {
+            let milli = Int128(try Tempo(parsing: q).millibeatsPerMinute)
+            let tick = Fraction(60_000 * rate, 24 * milli)
+            let ticks = beats * 96 / d
+            for k in 0..<ticks { expected.append((start + tick * Int128(k)).nearestFrame) }
+            start = start + tick * Int128(ticks)
+        }
+        let clocks = run.clockMessages.filter { $0.message == .clock }
+        #expect(clocks.map(\.frame) == expected)
+        // Every tick of a beat starts on the beat's click: the first of each 24 (4/4), 12 (7/8), 48 (3/2).
+        let beatTicks = [Int](0..<12).map { $0 * 24 } + (0..<7).map { 288 + $0 * 12 } + (0..<6).map { 372 + $0 * 48 }
+        #expect(beatTicks.map { clocks[$0].frame } == run.clicks.map(\.frame))
+        // Nothing but clocks before bar 1, whose first beat (click 4) brings the song position and Start.
+        let barOne = run.clicks[4].frame
+        #expect(run.clockMessages.prefix(96).allSatisfy { $0.message == .clock && $0.frame < barOne })
+        #expect(sent(Array(run.clockMessages[96..<99])) == [Sent(barOne, [0xF2, 0, 0]), Sent(barOne, [0xFA]), Sent(barOne, [0xF8])])
+        #expect(run.clockMessages.count == expected.count + 2)
+    }
+
+    /// From a label on (`--start-at`), the receiver is told where it is: Song
+    /// Position (in sixteenths from the map's start) and Continue, not Start
+    /// (which means the song's beginning). At the loop back to the label: Stop,
+    /// the label's position again and Continue, all on the loop's first frame.
+    @Test func aStartAtALabelAndALoopBackSayWhereTheSongIs() throws {
+        // Before `verse`: 2 bars of 4/4 and 1 of 6/8 = 8 quarters + 3 quarters = 44 sixteenths.
+        let map = try parseMap("intro: 2 100\n1 6/8 100\nverse: 1 120\n1 5/8 90")
+        let first = try #require(map.entries.firstIndex { $0.label == "verse" })
+        let run = try PlannedRun(.map(map, first: first, loops: true), rate: 48_000, beats: 4 + 5 + 4, clock: true)
+        let verse = run.clicks[0].frame, loop = run.clicks[9].frame
+        #expect(verse == 0 && loop == 4 * 24_000 + 5 * 16_000)
+        let ordered = sent(run.clockMessages)
+        #expect(Array(ordered.prefix(3)) == [Sent(verse, [0xF2, 44, 0]), Sent(verse, [0xFB]), Sent(verse, [0xF8])])
+        #expect(ordered.filter { $0.frame == loop } == [Sent(loop, [0xFC]), Sent(loop, [0xF2, 44, 0]), Sent(loop, [0xFB]), Sent(loop, [0xF8])])
+        // 96 + 60 clocks a pass, each once, with nothing else between.
+        #expect(run.clockMessages.filter { $0.message == .clock && $0.frame < loop }.count == 96 + 60)
+        #expect(run.clockMessages.count(where: { $0.message == .stop }) == 1)
+    }
+
+    /// A song position past 14 bits (1024 bars of 4/4) is the most it can say.
+    @Test func aSongPositionPastFourteenBitsIsTheMost() {
+        #expect(MIDIMessage.songPosition(1_000).bytes == [0xF2, 0x68, 0x07])
+        #expect(MIDIMessage.songPosition(20_000).bytes == [0xF2, 0x7F, 0x7F])
+        #expect(MIDIMessage.songPosition(-1).bytes == [0xF2, 0, 0])
+    }
+
+    /// Keys through the JACK playback: a pause is Stop at the pause's frame; the
+    /// resume (a new bar at once) Song Position of that bar and Continue at the
+    /// resume's frame, the clock from there; a tempo key moves the clock at the
+    /// next beat; quitting is Stop.
+    @Test func aPauseStopsAResumeContinuesFromItsBarAndATempoKeyMovesTheTicks() throws {
+        let rate = SampleRate.standard
+        let sounds = impulseSounds(rate: rate)
+        // 120 bpm: 24000 frames a beat, 1000 a tick.
+        let track = ClickTrack(schedule: ClickSchedule(tempo: Tempo(bpm: 120)!, rate: rate), beat: sounds.beat, bell: sounds.bell)
+        let playback = JackPlayback(track: track, host: JackPlaybackTests.Unplugged(rate: rate), clock: true)
+        playback.start()
+        let messages = ClickNotesTests.Messages()
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 1_024)
+        defer { buffer.deallocate() }
+        var index = 0
+        func play(_ cycles: Int) {
+            for _ in 0..<cycles {
+                messages.cycleStart = Int64(index * 1_024)
+                playback.process(JackCycle(firstFrame: UInt32(index * 1_024), microseconds: UInt64(1_000_000 + index * 21_333), frames: 1_024,
+                                           latency: 0), into: buffer, midi: messages)
+                index += 1
+            }
+        }
+        play(130)  // to frame 133120: bar 2, beat 2 (from 1), after 133 ticks
+        playback.send(.pause)
+        play(20)
+        playback.send(.resume)
+        play(30)
+        playback.send(.tempo(Tempo(bpm: 150)!, gain: 1))
+        play(60)
+        playback.stop()
+        play(10)
+        let all = messages.all
+        #expect(all.prefix(3).map { Sent($0.frame, $0.bytes) } == [Sent(0, [0xF2, 0, 0]), Sent(0, [0xFA]), Sent(0, [0xF8])])
+        let pause = Int64(130 * 1_024), resume = Int64(150 * 1_024)
+        let beforePause = all.filter { $0.frame < pause && $0.bytes == [0xF8] }
+        #expect(beforePause.map(\.frame) == (0..<Int64(beforePause.count)).map { $0 * 1_000 })
+        #expect(beforePause.count == 134)
+        #expect(all.filter { $0.frame >= pause && $0.frame < resume }.map(\.bytes) == [[0xFC]])
+        #expect(all.first { $0.frame >= pause }?.frame == pause)
+        // The resume plays bar 3 (2 bars of 96 clocks: sixteenth 32) at once.
+        let atResume = all.filter { $0.frame == resume }.map(\.bytes)
+        #expect(atResume == [[0xF2, 32, 0], [0xFB], [0xF8]])
+        let ticks = all.filter { $0.frame >= resume && $0.bytes == [0xF8] }.map { $0.frame - resume }
+        // 150 bpm (800 frames a tick) from the first beat after the key, at its frame on the old grid.
+        let key = Int64(180 * 1_024) - resume
+        let nextBeat = (key + 23_999) / 24_000 * 24_000
+        let slow = ticks.filter { $0 < nextBeat }
+        #expect(slow == (0..<Int64(slow.count)).map { $0 * 1_000 })
+        let fast = ticks.filter { $0 >= nextBeat }
+        #expect(Array(fast.prefix(48)) == (0..<48).map { nextBeat + $0 * 800 })
+        // Quitting stops the receiver, once, after the last tick.
+        #expect(all.last?.bytes == [0xFC])
+        #expect(all.filter { $0.bytes == [0xFC] }.count == 2)
+        #expect(all.map(\.frame) == all.map(\.frame).sorted())
+    }
+}
