@@ -76,6 +76,14 @@ package final class TransportProbe {
         return process.terminationStatus
     }
 
+    /// Interrupts it (SIGINT: `jack_midi_dump` then writes out what it has and leaves) and waits for it to end.
+    @discardableResult
+    package func interrupt() -> Int32 {
+        process.interrupt()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     package enum ProbeError: Error { case timedOut(String) }
 
     /// The JSON lines the recorder or the reader wrote.
