@@ -300,6 +300,7 @@ package final class ClickTrack: @unchecked Sendable {
         if next.tempo != tempo { next = next.changingTempo(to: tempo, next: nextClick) }
         if next != passage { change(to: next) }
         stopClock(at: position)
+        skipClockTicks(toBeat: nextClick)
     }
 
     private func startLinked<Output: ClickOutput>(_ click: LinkClick, tempo bpm: Double, quantum: Int, into output: Output, count: Int) {
@@ -315,7 +316,11 @@ package final class ClickTrack: @unchecked Sendable {
     /// click lies more than a millisecond off its grid.
     private func startPlaced<Output: ClickOutput>(at frame: Int64, bar: Int64, beatInBar: Int64, tempo: Tempo, beatsPerBar: Int,
                                                   into output: Output, count: Int) {
-        // The clock's ticks of the beats before, up to this one (those its grid put later, here).
+        // The clock's ticks of the beats before, up to this one (those its grid put later, here);
+        // at a jump (a relocated transport), the song moves on from this beat.
+        if passage.paused || passage.bar(ofClick: nextClick) != (bar, beatInBar) {
+            skipClockTicks(toBeat: nextClick)
+        }
         while clockInBlock != nil, clockBeat < nextClick, let timing = timing(ofBeat: clockBeat) {
             sendClockTick(at: min(frame, timing.frame(ofClockTick: clockBeat * timing.clockTicksPerBeat + clockIndex)))
         }
@@ -542,6 +547,13 @@ package final class ClickTrack: @unchecked Sendable {
             guard frame < end else { return }
             sendClockTick(at: frame)
         }
+    }
+
+    /// No ticks of the beats before `beat`: they fell in a stop, or the song jumped.
+    private func skipClockTicks(toBeat beat: Int64) {
+        guard clockBeat < beat else { return }
+        clockBeat = beat
+        clockIndex = 0
     }
 
     private func advanceClock() {

@@ -135,3 +135,46 @@ import MetronomeTestSupport
         #expect(all.map(\.frame) == all.map(\.frame).sorted())
     }
 }
+
+extension MIDIClockTests {
+    /// Following a transport (`--transport follow`): the clock's ticks are
+    /// those of the master's beats; a relocation is Stop, the new bar's Song
+    /// Position and Continue on the new beat, none of the old beat's ticks
+    /// after it; the transport stopping is Stop, with no tick after it.
+    @Test func followingATransportTheClockFollowsItsBeatsAndRelocations() throws {
+        let rate = SampleRate.standard
+        let sounds = impulseSounds(rate: rate)
+        let track = ClickTrack(schedule: ClickSchedule(tempo: Tempo(bpm: 90)!, rate: rate), beat: sounds.beat, bell: sounds.bell)
+        let host = JackPlaybackTests.Unplugged(rate: rate)
+        host.drivesTransport = true
+        let playback = JackPlayback(track: track, host: host, clock: true)
+        playback.start()
+        let messages = ClickNotesTests.Messages()
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 1_024)
+        defer { buffer.deallocate() }
+        // A master at 150 bpm in 3/4 (19200 frames a beat, 800 a clock): 60 cycles from transport
+        // frame 0, then relocated to bar 10 for 30 cycles, then stopped for 10.
+        let relocated = Int64(9 * 3 * 19_200)
+        for index in 0..<100 {
+            let frame = index < 60 ? Int64(index * 1_024) : relocated + Int64((index - 60) * 1_024)
+            let beat = frame / 19_200, tick = (frame % 19_200) * 1_920 / 19_200
+            let bbt = MasterPosition.BBT(bar: beat / 3 + 1, beat: beat % 3 + 1, tick: tick, ticksPerBeat: 1_920, beatsPerBar: 3,
+                                         beatType: 4, beatsPerMinute: 150)
+            messages.cycleStart = Int64(index * 1_024)
+            playback.process(JackCycle(firstFrame: UInt32(index * 1_024), microseconds: UInt64(1_000 + index * 21_333), frames: 1_024, latency: 0,
+                                       transport: MasterPosition(rolling: index < 90, frame: frame, frameRate: 48_000, bbt: bbt)),
+                             into: buffer, midi: messages)
+        }
+        let all = messages.all.map { Sent($0.frame, $0.bytes) }
+        let jump = Int64(60 * 1_024), stopped = Int64(90 * 1_024)
+        #expect(Array(all.prefix(3)) == [Sent(0, [0xF2, 0, 0]), Sent(0, [0xFA]), Sent(0, [0xF8])])
+        let before = all.filter { $0.frame < jump }
+        #expect(before.dropFirst(2).map(\.frame) == (0..<Int64(77)).map { $0 * 800 })
+        // Bar 10: 9 bars of 3 beats of 24 clocks = 648 clocks, sixteenth 108 (0x6C).
+        #expect(all.filter { $0.frame == jump } == [Sent(jump, [0xFC]), Sent(jump, [0xF2, 108, 0]), Sent(jump, [0xFB]), Sent(jump, [0xF8])])
+        let after = all.filter { $0.frame > jump && $0.frame < stopped }
+        #expect(after.map(\.frame) == (1..<Int64(after.count + 1)).map { jump + $0 * 800 })
+        #expect(after.allSatisfy { $0.bytes == [0xF8] })
+        #expect(all.filter { $0.frame >= stopped } == [Sent(stopped, [0xFC])])
+    }
+}
