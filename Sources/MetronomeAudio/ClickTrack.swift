@@ -358,6 +358,7 @@ package final class ClickTrack: @unchecked Sendable {
         output.update(repeating: 0, count: count)
         mixer.mix(into: output, count: count)
         if let clicks {
+            retimeClock(to: tempo)
             var index = 0
             while index < clicks.count {
                 let click = clicks[index]
@@ -547,6 +548,21 @@ package final class ClickTrack: @unchecked Sendable {
             guard frame < end else { return }
             sendClockTick(at: frame)
         }
+    }
+
+    /// A master's tempo change reaches the cycle after its bar line (the cycle
+    /// holding it still says the old tempo): the clock's ticks still to come of
+    /// the beat last placed follow the new tempo from that beat's frame.
+    private func retimeClock(to tempo: Tempo) {
+        guard clockInBlock != nil, !passage.paused, passage.tempo != tempo, nextClick > passage.firstClick else { return }
+        let last = nextClick - 1
+        var next = passage
+        next.grid = ClickSchedule(tempo: tempo, meter: passage.meter, rate: schedule.rate)
+        next.firstClick = last
+        next.originClick = last
+        next.originFrame = passage.frame(ofClick: last)
+        next.phase = .zero
+        change(to: next)
     }
 
     /// No ticks of the beats before `beat`: they fell in a stop, or the song jumped.

@@ -178,3 +178,40 @@ extension MIDIClockTests {
         #expect(all.filter { $0.frame >= stopped } == [Sent(stopped, [0xFC])])
     }
 }
+
+extension MIDIClockTests {
+    /// A master's tempo change at a bar line reaches the follower from the
+    /// first cycle that starts after it (the one holding it still says the old
+    /// tempo, as Ardour and the test master publish it): the clock's ticks of
+    /// the bar line's beat after that cycle follow the new tempo, so none
+    /// runs late or bunches before the next beat.
+    @Test func followingATransportTheClockTakesAChangeAtABarLineWithinItsBeat() throws {
+        let rate = SampleRate.standard
+        let sounds = impulseSounds(rate: rate)
+        let track = ClickTrack(schedule: ClickSchedule(tempo: Tempo(bpm: 90)!, rate: rate), beat: sounds.beat, bell: sounds.bell)
+        let host = JackPlaybackTests.Unplugged(rate: rate)
+        host.drivesTransport = true
+        let playback = JackPlayback(track: track, host: host, clock: true)
+        playback.start()
+        let messages = ClickNotesTests.Messages()
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 1_024)
+        defer { buffer.deallocate() }
+        // 150 bpm in 3/4 (19200 frames a beat) to bar 3 (beat 6, frame 115200), then 180 (16000 a beat).
+        let change = Int64(6 * 19_200)
+        for index in 0..<160 {
+            let frame = Int64(index * 1_024)
+            let after = frame >= change
+            let beat = after ? 6 + (frame - change) / 16_000 : frame / 19_200
+            let into = after ? (frame - change) % 16_000 * 1_920 / 16_000 : frame % 19_200 * 1_920 / 19_200
+            let bbt = MasterPosition.BBT(bar: beat / 3 + 1, beat: beat % 3 + 1, tick: into, ticksPerBeat: 1_920, beatsPerBar: 3,
+                                         beatType: 4, beatsPerMinute: after ? 180 : 150)
+            messages.cycleStart = frame
+            playback.process(JackCycle(firstFrame: UInt32(frame), microseconds: UInt64(1_000 + index * 21_333), frames: 1_024, latency: 0,
+                                       transport: MasterPosition(rolling: true, frame: frame, frameRate: 48_000, bbt: bbt)),
+                             into: buffer, midi: messages)
+        }
+        let ticks = messages.all.filter { $0.bytes == [0xF8] }.map(\.frame)
+        let expected = (0..<Int64(144)).map { $0 * 800 } + (0..<Int64(ticks.count - 144)).map { change + ($0 * 16_000 + 12) / 24 }
+        #expect(ticks == expected)
+    }
+}
