@@ -29,6 +29,9 @@ package protocol ClickPlayer: AnyObject {
     /// Whether another client's timebase places the beats (a JACK transport): the tempo may change at any time.
     var followsTransport: Bool { get }
 
+    /// `--midi-in`: the MIDI messages that came in, for the UI loop; nil without a MIDI input.
+    var receivedMIDI: LockFreeQueue<ReceivedMIDI>? { get }
+
     func start()
     /// Hands a practice command to the audio side; it takes effect at the first frame not yet rendered.
     func send(_ command: PracticeCommand)
@@ -40,4 +43,8 @@ package protocol ClickPlayer: AnyObject {
 
 package extension ClickPlayer {
     var followsTransport: Bool { false }
+}
+
+extension ClickPlayer {
+    package var receivedMIDI: LockFreeQueue<ReceivedMIDI>? { nil }
 }

@@ -18,17 +18,20 @@ package final class JackOutput: JackHost, JackProcessor, @unchecked Sendable {
     private var playback: JackPlayback?
     /// `--midi-notes`, `--midi-clock`: the MIDI output `midi_out`, which carries the clicks as notes and the clock.
     private let midiOut: JackPort?
+    /// `--midi-in`: the MIDI input `midi_in`.
+    private let midiIn: JackPort?
 
     /// Opens the client `name` on the running server with its port `out`, or
     /// with `split` a port a voice (`bell`, `beat`, `sub`, `poly`); `role`
     /// says, at the server's rate, what it does with the transport: leading,
     /// it becomes the timebase master (before any cycle plays).
     /// With `midi`, a MIDI output `midi_out` too.
-    package init(name: String, split: Bool = false, midi: Bool = false,
+    package init(name: String, split: Bool = false, midi: Bool = false, midiIn: Bool = false,
                  transport role: (SampleRate) -> JackTransportRole = { _ in .ignore }) throws(JackError) {
         client = try JackClient(name: name)
         ports = if split { .split(try JackVoices(registeringOn: client)) } else { .mono(try client.registerOutput("out")) }
         midiOut = midi ? try client.registerMIDIOutput("midi_out") : nil
+        self.midiIn = midiIn ? try client.registerMIDIInput("midi_in") : nil
         clock = client.clock
         transport = client.transport
         rate = SampleRate(unchecked: Int64(client.sampleRate))
@@ -73,10 +76,11 @@ package final class JackOutput: JackHost, JackProcessor, @unchecked Sendable {
     package func process(frames: UInt32) -> Int32 {
         let midi = midiOut.flatMap { client.midiOutput($0, frames: frames) }
         midi?.clear()
+        let input = midiIn.flatMap { client.midiInput($0, frames: frames) }
         let port: JackPort
         switch ports {
         case .mono(let out): port = out
-        case .split(let voices): return process(frames: frames, into: voices, notes: midi)
+        case .split(let voices): return process(frames: frames, into: voices, notes: midi, input: input)
         }
         let buffer = port.audioBuffer(frames: frames)
         guard let output = buffer.baseAddress else { return 0 }
@@ -85,7 +89,7 @@ package final class JackOutput: JackHost, JackProcessor, @unchecked Sendable {
             return 0
         }
         let latency = client.playbackLatency(of: port).upperBound
-        playback.process(cycle(times, frames: buffer.count, latency: latency), into: output, midi: midi)
+        playback.process(cycle(times, frames: buffer.count, latency: latency), into: output, midi: midi, input: input)
         return 0
     }
 
@@ -127,14 +131,14 @@ extension JackOutput {
     }
 
     /// The process callback with a port a voice: each voice into its port's buffer.
-    private func process(frames: UInt32, into voices: JackVoices, notes midi: JackMIDIBuffer?) -> Int32 {
+    private func process(frames: UInt32, into voices: JackVoices, notes midi: JackMIDIBuffer?, input: JackMIDIInput?) -> Int32 {
         guard let buffers = voices.buffers(frames: frames) else { return 0 }
         guard let playback, let times = clock.cycleTimes() else {
             buffers.update(repeating: 0, count: Int(frames))
             return 0
         }
         let latency = voices.playbackLatency(on: client)
-        playback.process(cycle(times, frames: Int(frames), latency: latency), into: buffers, midi: midi)
+        playback.process(cycle(times, frames: Int(frames), latency: latency), into: buffers, midi: midi, input: input)
         return 0
     }
 }

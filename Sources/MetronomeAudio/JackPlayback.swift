@@ -104,19 +104,22 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
     /// The cycle's MIDI messages (notes and clock) in order, kept to be written again if the cycle is run again.
     private let cycleMessages: MIDIMessages?
     private var cycleMessagesStart: Int64 = 0
+    /// `--midi-in`: the messages that came in, each with the frame heard then, for the UI loop.
+    package let receivedMIDI: LockFreeQueue<ReceivedMIDI>?
 
     /// `host` is the client, activated with this playback before `start()`
     /// (it plays silence until then) and closed by `join()`.
     /// `notes`: the clicks as MIDI notes too, and with `clock` a MIDI clock,
     /// written by `process` into the MIDI buffer it is given.
     package init(track: ClickTrack, host: any JackHost, link: LinkConductor? = nil, played: PlayedAudio? = nil,
-                 position: AudiblePosition? = nil, notes: ClickNotes? = nil, clock: Bool = false) {
+                 position: AudiblePosition? = nil, notes: ClickNotes? = nil, clock: Bool = false, midiIn: Bool = false) {
         self.track = track
         self.notes = notes
         startedClicks = notes == nil ? nil : StartedClicks()
         track.startedInBlock = startedClicks
         clockMessages = clock ? MIDIMessages() : nil
         track.clockInBlock = clockMessages
+        receivedMIDI = midiIn ? LockFreeQueue(capacity: 1_024) : nil
         cycleMessages = notes == nil && !clock ? nil : MIDIMessages(capacity: 1_024 + 2 * StartedClicks.capacity + ClickNotes.mostReleases)
         self.host = host
         self.link = link
@@ -167,26 +170,34 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
 
     /// The process callback's work: renders `cycle`'s frames into `output`. JACK's thread.
     package func process(_ cycle: JackCycle, into output: UnsafeMutablePointer<Float>) {
-        process(cycle, output, midi: JackMIDIBuffer?.none)
+        process(cycle, output, midi: JackMIDIBuffer?.none, input: JackMIDIInput?.none)
     }
 
     /// As `process(_:into:)`, each voice into its port's buffer (`--jack-ports split`);
     /// the inspector's record gets their sum.
     package func process(_ cycle: JackCycle, into voices: VoiceBuffers) {
-        process(cycle, voices, midi: JackMIDIBuffer?.none)
+        process(cycle, voices, midi: JackMIDIBuffer?.none, input: JackMIDIInput?.none)
     }
 
     /// As `process(_:into:)`, and the cycle's MIDI (`--midi-notes`, `--midi-clock`) into `midi`, cleared by the caller.
     package func process<MIDI: MIDIEventOutput>(_ cycle: JackCycle, into output: UnsafeMutablePointer<Float>, midi: MIDI?) {
-        process(cycle, output, midi: midi)
+        process(cycle, output, midi: midi, input: JackMIDIInput?.none)
     }
 
-    /// As `process(_:into:)` with a port a voice, and the cycle's MIDI into `midi`.
-    package func process<MIDI: MIDIEventOutput>(_ cycle: JackCycle, into voices: VoiceBuffers, midi: MIDI?) {
-        process(cycle, voices, midi: midi)
+    /// As `process(_:into:midi:)`, and the messages that came in on the MIDI input (`--midi-in`) handed on.
+    package func process<MIDI: MIDIEventOutput, Input: MIDIEventInput>(_ cycle: JackCycle, into output: UnsafeMutablePointer<Float>,
+                                                                       midi: MIDI?, input: Input?) {
+        process(cycle, output, midi: midi, input: input)
     }
 
-    private func process<Output: ClickOutput, MIDI: MIDIEventOutput>(_ cycle: JackCycle, _ output: Output, midi: MIDI?) {
+    /// As `process(_:into:)` with a port a voice, the cycle's MIDI into `midi`, and what came in from `input`.
+    package func process<MIDI: MIDIEventOutput, Input: MIDIEventInput>(_ cycle: JackCycle, into voices: VoiceBuffers, midi: MIDI?,
+                                                                       input: Input?) {
+        process(cycle, voices, midi: midi, input: input)
+    }
+
+    private func process<Output: ClickOutput, MIDI: MIDIEventOutput, Input: MIDIEventInput>(_ cycle: JackCycle, _ output: Output, midi: MIDI?,
+                                                                                            input: Input?) {
         // As JACK counts it (and LinkHut takes it): a port that leads to no system
         // output (a recorder, a mixer's input) is heard there at once.
         let latency = cycle.latency
@@ -222,6 +233,7 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
             track.apply(command)
         }
         let blockStart = written
+        if let input, let receivedMIDI { receive(input, heardFrom: blockStart - Int64(latency), into: receivedMIDI) }
         var rendered = 0
         startedClicks?.removeAll()
         clockMessages?.removeAll()
@@ -250,6 +262,16 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
         // Done once the end has been heard: its last frame reached the ear by this cycle's start.
         if let lastFrame, heard >= lastFrame {
             endHeard.store(true, ordering: .releasing)
+        }
+    }
+
+    /// Hands on each message that came in this cycle with the frame heard at
+    /// its time: the cycle's first heard frame and its offset.
+    private func receive(_ input: some MIDIEventInput, heardFrom first: Int64, into queue: LockFreeQueue<ReceivedMIDI>) {
+        var index = 0
+        while index < input.count {
+            if let (offset, message) = input.event(index) { queue.push(ReceivedMIDI(heardFrame: first + Int64(offset), message: message)) }
+            index += 1
         }
     }
 

@@ -7,7 +7,7 @@ package struct MIDIMessage: Equatable, Sendable, BitwiseCopyable {
     /// How many of the three bytes the message has.
     package let size: Int
 
-    private init(_ status: UInt8, _ data1: UInt8 = 0, _ data2: UInt8 = 0, size: Int) {
+    package init(_ status: UInt8, _ data1: UInt8 = 0, _ data2: UInt8 = 0, size: Int) {
         self.status = status
         self.data1 = data1
         self.data2 = data2

@@ -1,5 +1,8 @@
 import ArgumentParser
 import MetronomeSession
+import MetronomeSupport
+import MetronomeTiming
+import MetronomeTerminal
 
 /// Playing as a JACK client of our own, beside the ALSA path.
 struct JackOptions: ParsableArguments {
@@ -24,6 +27,15 @@ struct JackOptions: ParsableArguments {
     @Flag(name: .long, help: "With --jack, a MIDI clock on the port 'midi_out' too: 24 clocks a quarter note, each on its exact frame of the clicks' grid (tempo maps, ramps, meters, keys, setlists); Song Position Pointer and Start at bar 1 (Continue where the song is further on), Stop on a pause or at the end, Stop, Song Position and Continue at a jump.")
     var midiClock = false
 
+    @Flag(name: .long, help: "With --jack, a MIDI input 'midi_in' whose messages act as the keys do (a pad or a foot switch: tap, start and stop, songs, tempo), by --midi-map or by default notes 36 to 39 (tap, start-stop, next song, previous song) and CC 64 (start-stop); a sequencer's Start, Continue and Stop start and stop the metronome. Connect a controller to it with a patchbay or jack_connect.")
+    var midiIn = false
+
+    @Option(name: .long, help: ArgumentHelp("With --jack, what MIDI messages do on 'midi_in' (implies --midi-in): lines such as 'note 36 tap', 'cc 64 channel 1 start-stop', 'program 2 next-song', 'cc 7 tempo 40-240' (see the README).", valueName: "file"))
+    var midiMap: String?
+
+    @Flag(name: .long, help: "With --jack, print each message on 'midi_in' as the --midi-map line that would bind it (implies --midi-in).")
+    var midiLearn = false
+
     @Option(name: .long, help: ArgumentHelp("With --midi-notes or --midi-clock, the MIDI ports to connect 'midi_out' to, comma-separated (e.g. a2j:Drum_module); none by default.", valueName: "ports"))
     var midiConnect: String?
 
@@ -40,43 +52,57 @@ struct JackOptions: ParsableArguments {
 
     /// The client these options ask for; nil without `--jack`, which its other options need.
     func settings(device: DeviceOptions, output: OutputOptions, practice: PracticeOptions, setlist: SetlistOptions,
-                  link: LinkOptions) throws(SessionError) -> Settings.JackClientSettings? {
+                  link: LinkOptions) throws -> Settings.JackClientSettings? {
         guard jack else {
             let strays = [("--jack-name", jackName != nil), ("--jack-ports", jackPorts != nil), ("--connect", connect != nil), ("--no-connect", noConnect),
                           ("--transport", transport != nil), ("--midi-notes", midiNotes), ("--midi-clock", midiClock),
-                          ("--midi-connect", midiConnect != nil)]
-            if let (option, _) = strays.first(where: { $0.1 }) { throw .badRequest("\(option) applies to --jack only") }
+                          ("--midi-connect", midiConnect != nil), ("--midi-in", midiIn), ("--midi-map", midiMap != nil), ("--midi-learn", midiLearn)]
+            if let (option, _) = strays.first(where: { $0.1 }) { throw SessionError.badRequest("\(option) applies to --jack only") }
             return nil
         }
         if device.device != nil || device.latency != nil {
-            throw .badRequest("--device and --latency are for ALSA; --jack plays on the JACK server's own ports and period")
+            throw SessionError.badRequest("--device and --latency are for ALSA; --jack plays on the JACK server's own ports and period")
         }
-        if output.output != nil { throw .badRequest("--jack plays live; --output renders a file") }
+        if output.output != nil { throw SessionError.badRequest("--jack plays live; --output renders a file") }
         if let name = jackName, name.isEmpty || name.contains(":") {
-            throw .badRequest("--jack-name '\(name)' cannot be used: give a name without ':', e.g. metronome")
+            throw SessionError.badRequest("--jack-name '\(name)' cannot be used: give a name without ':', e.g. metronome")
         }
         var ports: [String]?
         if let connect {
-            if noConnect { throw .badRequest("--connect and --no-connect go against each other: give one") }
+            if noConnect { throw SessionError.badRequest("--connect and --no-connect go against each other: give one") }
             ports = try Self.portNames(connect, option: "--connect", example: "system:playback_1")
         } else if noConnect {
             ports = []
         }
         var midiPorts: [String] = []
         if let midiConnect {
-            if !midiNotes, !midiClock { throw .badRequest("--midi-connect applies to --midi-notes and --midi-clock only") }
+            if !midiNotes, !midiClock { throw SessionError.badRequest("--midi-connect applies to --midi-notes and --midi-clock only") }
             midiPorts = try Self.portNames(midiConnect, option: "--midi-connect", example: "a2j:Drum_module")
         }
         return Settings.JackClientSettings(name: jackName ?? "metronome", split: jackPorts == .split, connect: ports,
                                            transport: try transportSetting(output: output, practice: practice, setlist: setlist, link: link),
-                                           midiNotes: midiNotes, midiClock: midiClock, midiConnect: midiPorts)
+                                           midiNotes: midiNotes, midiClock: midiClock, midiConnect: midiPorts,
+                                           midiIn: midiIn || midiMap != nil || midiLearn, midiMap: try readMIDIMap() ?? .standard, midiLearn: midiLearn)
+    }
+
+    /// The `--midi-map` file, read and checked: one that cannot be read is
+    /// exit 66, a malformed one `path:line:column: what is wrong` and exit 65.
+    private func readMIDIMap() throws -> MIDIMap? {
+        guard let path = midiMap else { return nil }
+        let bytes: [UInt8]
+        do {
+            bytes = try FileContents.read(path, whileWaiting: TerminationSignals.endIfAStopIsPending)
+        } catch {
+            throw SessionError(.unreadable, "cannot read MIDI map '\(path)': \(error.message)")
+        }
+        return try MIDIMap(parsing: bytes, name: path)
     }
 
     /// A comma-separated list of JACK port names (`client:port`).
     private static func portNames(_ list: String, option: String, example: String) throws(SessionError) -> [String] {
         let names = list.split(separator: ",", omittingEmptySubsequences: false).map { String($0) }
         if let empty = names.firstIndex(where: { $0.isEmpty || !$0.contains(":") }) {
-            throw .badRequest("\(option) '\(list)': port \(empty + 1) is not a JACK port name (client:port), e.g. \(example)")
+            throw SessionError.badRequest("\(option) '\(list)': port \(empty + 1) is not a JACK port name (client:port), e.g. \(example)")
         }
         return names
     }
@@ -94,12 +120,12 @@ struct JackOptions: ParsableArguments {
         switch transport {
         case .follow:
             if let (option, _) = followRefuses.first(where: { $0.1 }) {
-                throw .badRequest("\(option) does not mix with --transport follow: the transport's timebase master leads")
+                throw SessionError.badRequest("\(option) does not mix with --transport follow: the transport's timebase master leads")
             }
             return .follow
         case .master:
             if let (option, _) = shared.first(where: { $0.1 }) {
-                throw .badRequest("\(option) does not mix with --transport master: the transport gets one grid, this run's")
+                throw SessionError.badRequest("\(option) does not mix with --transport master: the transport gets one grid, this run's")
             }
             return .lead(force: output.force)
         }

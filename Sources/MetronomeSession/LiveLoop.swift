@@ -26,10 +26,17 @@ final class LiveLoop {
     /// as a stored property of this class every access to it would pay a dynamic exclusivity check.
     private let controller: PracticeController
     private var songTrace = SongTrace()
+    /// `--midi-in`: what each message does, and with `--midi-learn` each printed as a map line.
+    private let midiMap: MIDIMap?
+    private let midiLearn: Bool
+    private var controllerValues: [UInt8] = []
 
     init(settings: Settings, playback: any ClickPlayer, screen: any LiveScreen, input: any LiveInput,
          clock: any Timekeeper = MonotonicClock(), trace: Trace?, clickLog: ClickLog, passageLog: LockFreeQueue<Passage>,
-         controller: PracticeController, songs: SongSwitcher? = nil, inspection: Inspection? = nil) {
+         controller: PracticeController, songs: SongSwitcher? = nil, inspection: Inspection? = nil, midiMap: MIDIMap? = nil,
+         midiLearn: Bool = false) {
+        self.midiMap = midiMap
+        self.midiLearn = midiLearn
         self.inspection = inspection
         self.songs = songs
         self.settings = settings
@@ -63,7 +70,11 @@ final class LiveLoop {
             let now = clock.now()
             // A frame when one is due; a key or a signal in between wakes the loop without moving the frames.
             if now >= view.nextWake { frame(at: now, &view) }
-            let (signal, keyReady) = input.wait(milliseconds: view.waitMilliseconds(at: clock.now()))
+            // MIDI in is taken each wake: at least every 10 ms while a port may bring it.
+            var wait = view.waitMilliseconds(at: clock.now())
+            if playback.receivedMIDI != nil { wait = min(wait, 10) }
+            let (signal, keyReady) = input.wait(milliseconds: wait)
+            takeMIDI(&view)
             if let signal {
                 switch signal {
                 case SIGWINCH:
@@ -115,6 +126,19 @@ final class LiveLoop {
         if frame.traced { trace?.frame(time: now, audioFrame: frame.shownFrame, angle: frame.angle) }
         trace?.flush()
         if trace?.failure != nil { playback.stop() }  // a trace that cannot be written ends the run
+    }
+
+    /// The MIDI messages that came in since (`--midi-in`): each bound one acted on as its key, a tap
+    /// at the frame heard when it came; with `--midi-learn` each printed as the map line that binds it.
+    private func takeMIDI(_ view: inout LiveView) {
+        guard let queue = playback.receivedMIDI else { return }
+        while let received = queue.pop() {
+            let message = received.message
+            if midiLearn, let line = MIDIMap.learnLine(message.status, message.data1, message.data2) { screen.emit(line + "\n") }
+            guard let midiMap,
+                  let response = midiMap.response(to: message.status, message.data1, message.data2, lastValues: &controllerValues) else { continue }
+            for reaction in view.respond(to: response, heardFrame: received.heardFrame, at: clock.now()) { act(on: reaction) }
+        }
     }
 
     /// What a key asks of the audio thread: a command, a stop, or a setlist's song (a command once a switch starts).

@@ -190,8 +190,49 @@ struct LiveView {
     /// Keys pressed at `now`: practice keys become commands timed by the frame heard now.
     mutating func press(_ keys: [Key], at now: MonotonicInstant, sample: Sample) -> [Reaction] {
         guard !keys.isEmpty else { return [] }
+        return press(keys, heardFrame: heardClock.heardFrame(at: now, sample: sample), at: now)
+    }
+
+    /// What a MIDI message bound in the map does (`--midi-in`), as its key
+    /// would; a tap counts from `heardFrame`, the frame heard when it came in.
+    mutating func respond(to response: MIDIMap.Response, heardFrame: Int64, at now: MonotonicInstant) -> [Reaction] {
+        let key: Key
+        switch response {
+        case .tempo(let tempo):
+            return outcome(controller.set(tempo), at: now)
+        case .action(let action):
+            switch action {
+            case .start, .stop: return outcome(controller.play(action == .start), at: now)
+            case .tap: key = .character(UInt8(ascii: "t"))
+            case .startStop: key = .character(UInt8(ascii: " "))
+            case .nextSong: key = .character(UInt8(ascii: "n"))
+            case .previousSong: key = .character(UInt8(ascii: "p"))
+            case .faster: key = .up
+            case .slower: key = .down
+            case .muchFaster: key = .right
+            case .muchSlower: key = .left
+            case .double: key = .pageUp
+            case .half: key = .pageDown
+            case .mute: key = .character(UInt8(ascii: "m"))
+            case .louder: key = .character(UInt8(ascii: "+"))
+            case .softer: key = .character(UInt8(ascii: "-"))
+            case .meter(let beats): key = .character(UInt8(ascii: "0") + UInt8(beats))
+            case .tempo: return []
+            }
+        }
+        return press([key], heardFrame: heardFrame, at: now)
+    }
+
+    private mutating func outcome(_ outcome: PracticeController.Outcome, at now: MonotonicInstant) -> [Reaction] {
+        guard case .command(let command) = outcome else { return [] }
         changes += 1
-        let heard = heardClock.heardFrame(at: now, sample: sample)
+        fullRateUntil = MonotonicInstant(nanoseconds: now.nanoseconds + 1_000_000_000)
+        wakeForNextFrame(after: now)
+        return [.send(command)]
+    }
+
+    private mutating func press(_ keys: [Key], heardFrame heard: Int64, at now: MonotonicInstant) -> [Reaction] {
+        changes += 1
         var reactions: [Reaction] = []
         for key in keys {
             if hasSongs, case .character(let byte) = key, byte | 0x20 == UInt8(ascii: "n") || byte | 0x20 == UInt8(ascii: "p") {

@@ -63,6 +63,16 @@ package struct PracticeController: Sendable {
         }
     }
 
+    /// A tempo asked for outright (a MIDI controller over a range of tempos).
+    package mutating func set(_ tempo: Tempo) -> Outcome { changeTempo(to: tempo.millibeatsPerMinute) }
+
+    /// Playing or stopped as asked (a sequencer's Start and Stop): nothing if it already is.
+    package mutating func play(_ playing: Bool) -> Outcome {
+        guard paused == playing else { return .nothing }
+        paused = !playing
+        return .command(paused ? .pause : .resume)
+    }
+
     /// The tempo a plan (a tempo map, the speed trainer) or a Link peer has moved to: the keys step from it.
     package mutating func follow(_ tempo: Tempo) {
         self.tempo = tempo

@@ -125,7 +125,7 @@ package enum Session {
         case .jack(let client, let jack):
             let notes = jack.midiNotes ? ClickNotes(rate: client.rate, volume: settings.volume * track.planLevel) : nil
             let jackPlayback = JackPlayback(track: track, host: client, link: link, played: inspection?.played, position: position, notes: notes,
-                                            clock: jack.midiClock)
+                                            clock: jack.midiClock, midiIn: jack.midiIn)
             do {
                 try client.activate(jackPlayback, connect: jack.connect, midiDestinations: jack.midiConnect)
             } catch {
@@ -138,7 +138,8 @@ package enum Session {
         let terminal = LiveTerminal(signals: signals, picture: settings.pendulum && settings.verbosity != .quiet)
         let outcome = LiveLoop(settings: settings, playback: playback, screen: terminal, input: terminal, trace: trace,
                                clickLog: clickLog, passageLog: passageLog, controller: controller, songs: songs,
-                               inspection: inspection).run()
+                               inspection: inspection, midiMap: live.output.jackSettings.flatMap { $0.midiIn ? $0.midiMap : nil },
+                               midiLearn: live.output.jackSettings?.midiLearn ?? false).run()
         feeding?.stop()
         if let inspection, outcome == .finished || outcome == .stoppedBy(signal: SIGINT) {
             try conclude(inspection, report: report, settings: settings, output: output)
@@ -271,7 +272,7 @@ package enum Session {
             return .device(try openSink(device: device, latency: latency, rate: settings.rate))
         case .jack(let jack):
             do {
-                let client = try JackOutput(name: jack.name, split: jack.split, midi: jack.midiOut) { rate in
+                let client = try JackOutput(name: jack.name, split: jack.split, midi: jack.midiOut, midiIn: jack.midiIn) { rate in
                     switch jack.transport {
                     case .ignore: .ignore
                     case .follow: .follow

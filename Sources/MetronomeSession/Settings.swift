@@ -77,6 +77,10 @@ package struct Settings: Sendable, Equatable {
         case alsa(device: String?, latency: Latency?)
         /// `--jack`: a JACK client of our own.
         case jack(JackClientSettings)
+
+        package var jackSettings: JackClientSettings? {
+            if case .jack(let settings) = self { settings } else { nil }
+        }
     }
 
     /// `--jack`'s client: its name, its ports and where they are connected.
@@ -95,6 +99,11 @@ package struct Settings: Sendable, Equatable {
         package let midiClock: Bool
         /// Where `midi_out` is connected (`--midi-connect`); none by default.
         package let midiConnect: [String]
+        /// A MIDI input `midi_in` whose messages act as keys (`--midi-in`), by `midiMap`;
+        /// with `midiLearn` each printed as the map line that binds it.
+        package let midiIn: Bool
+        package let midiMap: MIDIMap
+        package let midiLearn: Bool
         /// Whether the client has a MIDI port `midi_out`.
         package var midiOut: Bool { midiNotes || midiClock }
 
@@ -107,7 +116,11 @@ package struct Settings: Sendable, Equatable {
         }
 
         package init(name: String = "metronome", split: Bool = false, connect: [String]? = nil, transport: Transport = .ignore,
-                     midiNotes: Bool = false, midiClock: Bool = false, midiConnect: [String] = []) {
+                     midiNotes: Bool = false, midiClock: Bool = false, midiConnect: [String] = [], midiIn: Bool = false,
+                     midiMap: MIDIMap = .standard, midiLearn: Bool = false) {
+            self.midiIn = midiIn
+            self.midiMap = midiMap
+            self.midiLearn = midiLearn
             self.name = name
             self.split = split
             self.connect = connect
