@@ -124,14 +124,15 @@ package struct MIDIMap: Sendable, Equatable {
 
     /// Parses a map; `name` starts every error message (`name:line:column: what is wrong`).
     package init(parsing bytes: [UInt8], name: String) throws(TimingError) {
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw TimingError(.malformed, "\(name):1:1: the MIDI map is not UTF-8 text")
-        }
         var bindings: [Binding] = []
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        for (index, rawLine) in lines.enumerated() {
-            var line = rawLine
-            if line.last == "\r" { line.removeLast() }
+        // Split as bytes: a CR LF is one Character to Swift.
+        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+        for (index, bytesOfLine) in lines.enumerated() {
+            let content = bytesOfLine.last == 0x0D ? bytesOfLine.dropLast() : bytesOfLine
+            guard let text = String(validating: content, as: UTF8.self) else {
+                throw TimingError(.malformed, "\(name):\(index + 1):1: the MIDI map is not UTF-8 text")
+            }
+            var line = text[...]
             if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
             // Each word with its column (from 1).
             var words: [(text: Substring, column: Int)] = []

@@ -29,6 +29,12 @@
       "audio", an audio input probe_midi:audio too, each nonzero sample a line
       with its frame time and its value (an impulse click is one).
 
+  jack_transport_probe.py send PORT FRAME:HEX[,HEX...] ...
+      Sends MIDI messages into PORT, each FRAME frames after the first cycle
+      that starts once "go" is read on stdin (FRAME:90,24,64 is a note-on
+      of key 36 at that frame). Prints "ready" once connected, then, once all
+      are sent, "sent TIME" for each with the JACK frame time it went at.
+
   jack_transport_probe.py state
       Prints "rolling" or "stopped" (or the state's name).
 
@@ -254,6 +260,50 @@ def midi(port, seconds, path, audio=False):
     run.finish(path)
 
 
+def send(port, specs):
+    client = jack.Client("probe_send", no_start_server=True)
+    outport = client.midi_outports.register("out")
+    events = []
+    for spec in specs:
+        frame, data = spec.split(":")
+        events.append((int(frame), bytes(int(byte, 16) for byte in data.split(","))))
+    go = threading.Event()
+    done = threading.Event()
+    state = {"start": None, "next": 0, "sent": []}
+
+    @client.set_process_callback
+    def process(frames):
+        outport.clear_buffer()
+        now = client.last_frame_time
+        if state["start"] is None:
+            if go.is_set():
+                state["start"] = now + frames
+            return
+        while state["next"] < len(events):
+            frame, data = events[state["next"]]
+            at = state["start"] + frame
+            if at >= now + frames:
+                break
+            outport.write_midi_event(max(0, at - now), data)
+            state["sent"].append(max(at, now))
+            state["next"] += 1
+        if state["next"] == len(events):
+            done.set()
+
+    client.activate()
+    client.connect("probe_send:out", port)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        if line.strip() == "go":
+            break
+    go.set()
+    done.wait(60)
+    for time_sent in state["sent"]:
+        print(f"sent {time_sent}", flush=True)
+    client.deactivate()
+    client.close()
+
+
 def state():
     client = jack.Client("probe_state", no_start_server=True)
     transport = client.transport_state
@@ -271,6 +321,8 @@ if __name__ == "__main__":
         read(int(sys.argv[2]), sys.argv[3], sys.argv[4:])
     elif command == "midi":
         midi(sys.argv[2], int(sys.argv[3]), sys.argv[4], audio=sys.argv[5:] == ["audio"])
+    elif command == "send":
+        send(sys.argv[2], sys.argv[3:])
     elif command == "state":
         state()
     elif command == "claim":
