@@ -106,20 +106,25 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
     private var cycleMessagesStart: Int64 = 0
     /// `--midi-in`: the messages that came in, each with the frame heard then, for the UI loop.
     package let receivedMIDI: LockFreeQueue<ReceivedMIDI>?
+    /// `--follow-midi-clock`: the clicks where an incoming MIDI clock says, and how many this cycle.
+    private var midiClock: MIDIClockFollower?
+    private var midiClickCount = 0
 
     /// `host` is the client, activated with this playback before `start()`
     /// (it plays silence until then) and closed by `join()`.
     /// `notes`: the clicks as MIDI notes too, and with `clock` a MIDI clock,
     /// written by `process` into the MIDI buffer it is given.
     package init(track: ClickTrack, host: any JackHost, link: LinkConductor? = nil, played: PlayedAudio? = nil,
-                 position: AudiblePosition? = nil, notes: ClickNotes? = nil, clock: Bool = false, midiIn: Bool = false) {
+                 position: AudiblePosition? = nil, notes: ClickNotes? = nil, clock: Bool = false, midiIn: Bool = false,
+                 followMIDIClock: Bool = false) {
         self.track = track
         self.notes = notes
         startedClicks = notes == nil ? nil : StartedClicks()
         track.startedInBlock = startedClicks
         clockMessages = clock ? MIDIMessages() : nil
         track.clockInBlock = clockMessages
-        receivedMIDI = midiIn ? LockFreeQueue(capacity: 1_024) : nil
+        receivedMIDI = midiIn || followMIDIClock ? LockFreeQueue(capacity: 1_024) : nil
+        midiClock = followMIDIClock ? MIDIClockFollower(rate: host.rate, meter: track.schedule.meter) : nil
         cycleMessages = notes == nil && !clock ? nil : MIDIMessages(capacity: 1_024 + 2 * StartedClicks.capacity + ClickNotes.mostReleases)
         self.host = host
         self.link = link
@@ -139,7 +144,7 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
     }
 
     package var underruns: Int { underrunCount.load(ordering: .relaxed) }
-    package var followsTransport: Bool { host.drivesTransport }
+    package var followsTransport: Bool { host.drivesTransport || midiClock != nil }
     /// Finished once the last frame was heard, or the server went away.
     package var isFinished: Bool { endHeard.load(ordering: .acquiring) || host.isShutDown }
     package var failure: SinkError? { host.isShutDown ? .serverGone : nil }
@@ -154,6 +159,8 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
 
     /// Following or leading a transport, a pause or a resume stops or starts it for every client.
     package func send(_ command: PracticeCommand) {
+        // Following a MIDI clock, its source starts and stops the clicks.
+        if midiClock != nil, command == .pause || command == .resume { return }
         if host.drivesTransport, command == .pause { return host.stopTransport() }
         if host.drivesTransport, command == .resume { return host.startTransport() }
         commands.push(command)
@@ -233,7 +240,8 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
             track.apply(command)
         }
         let blockStart = written
-        if let input, let receivedMIDI { receive(input, heardFrom: blockStart - Int64(latency), into: receivedMIDI) }
+        midiClickCount = 0
+        if let input, let receivedMIDI { receive(input, cycleFrom: blockStart, latency: latency, into: receivedMIDI) }
         var rendered = 0
         startedClicks?.removeAll()
         clockMessages?.removeAll()
@@ -265,13 +273,24 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
         }
     }
 
-    /// Hands on each message that came in this cycle with the frame heard at
-    /// its time: the cycle's first heard frame and its offset.
-    private func receive(_ input: some MIDIEventInput, heardFrom first: Int64, into queue: LockFreeQueue<ReceivedMIDI>) {
+    /// Hands on each message that came in this cycle, whose first track frame
+    /// is `start`, with the frame heard at its time (the cycle's first heard
+    /// frame and its offset); the clock's messages go to the MIDI clock
+    /// follower instead, if there is one (clocks to nobody else).
+    private func receive(_ input: some MIDIEventInput, cycleFrom start: Int64, latency: Int, into queue: LockFreeQueue<ReceivedMIDI>) {
         var index = 0
         while index < input.count {
-            if let (offset, message) = input.event(index) { queue.push(ReceivedMIDI(heardFrame: first + Int64(offset), message: message)) }
-            index += 1
+            defer { index += 1 }
+            guard let (offset, message) = input.event(index) else { continue }
+            let clockMessage = message.status == 0xF8 || message.status == 0xFA || message.status == 0xFB || message.status == 0xFC
+                || message.status == 0xF2
+            if clockMessage, midiClock != nil {
+                midiClock?.receive(message.status, message.data1, message.data2, frame: start + Int64(offset), offset: offset,
+                                   into: followed, count: &midiClickCount)
+                continue
+            }
+            if message.status == 0xF8 { continue }
+            queue.push(ReceivedMIDI(heardFrame: start - Int64(latency) + Int64(offset), message: message))
         }
     }
 
@@ -299,6 +318,13 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
 
     /// The cycle's frames of the track: its own grid, Link's beats, or the transport's master's.
     private func render<Output: ClickOutput>(_ cycle: JackCycle, into output: Output) -> Int {
+        if midiClock != nil {
+            let playing = midiClock?.running == true && midiClock?.vanished(by: track.position + Int64(cycle.frames)) == false
+            if let tempo = midiClock?.tempo { masterTempo = tempo }
+            track.render(output, count: cycle.frames, placing: playing || midiClickCount > 0 ? UnsafeBufferPointer(rebasing: followed[0..<midiClickCount]) : nil,
+                         tempo: masterTempo, beatsPerBar: masterBeats)
+            return cycle.frames
+        }
         guard let transport = cycle.transport else {
             if let link { return track.render(output, count: cycle.frames, following: link) }
             return track.render(output, count: cycle.frames)

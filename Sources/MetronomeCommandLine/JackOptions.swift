@@ -33,6 +33,9 @@ struct JackOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("With --jack, what MIDI messages do on 'midi_in' (implies --midi-in): lines such as 'note 36 tap', 'cc 64 channel 1 start-stop', 'program 2 next-song', 'cc 7 tempo 40-240' (see the README).", valueName: "file"))
     var midiMap: String?
 
+    @Flag(name: .long, help: "With --jack, follow a MIDI clock on 'midi_in' (implies --midi-in): a click on each clock that falls on a beat (96/d clocks a beat of 1/d), on that clock's frame; Start plays from bar 1, Continue from the last Song Position Pointer, Stop stops; the tempo shown is the mean of the last 24 intervals; a clock that stops coming holds the clicks until it comes again.")
+    var followMidiClock = false
+
     @Flag(name: .long, help: "With --jack, print each message on 'midi_in' as the --midi-map line that would bind it (implies --midi-in).")
     var midiLearn = false
 
@@ -56,7 +59,8 @@ struct JackOptions: ParsableArguments {
         guard jack else {
             let strays = [("--jack-name", jackName != nil), ("--jack-ports", jackPorts != nil), ("--connect", connect != nil), ("--no-connect", noConnect),
                           ("--transport", transport != nil), ("--midi-notes", midiNotes), ("--midi-clock", midiClock),
-                          ("--midi-connect", midiConnect != nil), ("--midi-in", midiIn), ("--midi-map", midiMap != nil), ("--midi-learn", midiLearn)]
+                          ("--midi-connect", midiConnect != nil), ("--midi-in", midiIn), ("--midi-map", midiMap != nil), ("--midi-learn", midiLearn),
+                          ("--follow-midi-clock", followMidiClock)]
             if let (option, _) = strays.first(where: { $0.1 }) { throw SessionError.badRequest("\(option) applies to --jack only") }
             return nil
         }
@@ -82,7 +86,8 @@ struct JackOptions: ParsableArguments {
         return Settings.JackClientSettings(name: jackName ?? "metronome", split: jackPorts == .split, connect: ports,
                                            transport: try transportSetting(output: output, practice: practice, setlist: setlist, link: link),
                                            midiNotes: midiNotes, midiClock: midiClock, midiConnect: midiPorts,
-                                           midiIn: midiIn || midiMap != nil || midiLearn, midiMap: try readMIDIMap() ?? .standard, midiLearn: midiLearn)
+                                           midiIn: midiIn || midiMap != nil || midiLearn || followMidiClock, midiMap: try readMIDIMap() ?? .standard,
+                                           midiLearn: midiLearn, followMIDIClock: followMidiClock)
     }
 
     /// The `--midi-map` file, read and checked: one that cannot be read is
@@ -111,12 +116,17 @@ struct JackOptions: ParsableArguments {
     /// master's grid leads; leading, one grid is published, not a setlist's or Link's.
     private func transportSetting(output: OutputOptions, practice: PracticeOptions, setlist: SetlistOptions,
                                   link: LinkOptions) throws(SessionError) -> Settings.JackClientSettings.Transport {
-        guard let transport else { return .ignore }
         let shared: [(String, Bool)] = [("--setlist", setlist.setlist != nil), ("--link", link.link || link.linkStartStop)]
         let followRefuses: [(String, Bool)] = shared + [
             ("--tempo-map", practice.tempoMap != nil), ("--step", practice.step != nil), ("--until", practice.until != nil),
             ("--count-in", practice.countIn != nil), ("--bars", output.bars != nil),
         ]
+        if followMidiClock {
+            if let (option, _) = ([("--transport", transport != nil)] + followRefuses).first(where: { $0.1 }) {
+                throw SessionError.badRequest("\(option) does not mix with --follow-midi-clock: the MIDI clock leads")
+            }
+        }
+        guard let transport else { return .ignore }
         switch transport {
         case .follow:
             if let (option, _) = followRefuses.first(where: { $0.1 }) {

@@ -125,7 +125,7 @@ package enum Session {
         case .jack(let client, let jack):
             let notes = jack.midiNotes ? ClickNotes(rate: client.rate, volume: settings.volume * track.planLevel) : nil
             let jackPlayback = JackPlayback(track: track, host: client, link: link, played: inspection?.played, position: position, notes: notes,
-                                            clock: jack.midiClock, midiIn: jack.midiIn)
+                                            clock: jack.midiClock, midiIn: jack.midiIn, followMIDIClock: jack.followMIDIClock)
             do {
                 try client.activate(jackPlayback, connect: jack.connect, midiDestinations: jack.midiConnect)
             } catch {

@@ -104,6 +104,8 @@ package struct Settings: Sendable, Equatable {
         package let midiIn: Bool
         package let midiMap: MIDIMap
         package let midiLearn: Bool
+        /// The clicks where a MIDI clock on `midi_in` says (`--follow-midi-clock`).
+        package let followMIDIClock: Bool
         /// Whether the client has a MIDI port `midi_out`.
         package var midiOut: Bool { midiNotes || midiClock }
 
@@ -117,7 +119,8 @@ package struct Settings: Sendable, Equatable {
 
         package init(name: String = "metronome", split: Bool = false, connect: [String]? = nil, transport: Transport = .ignore,
                      midiNotes: Bool = false, midiClock: Bool = false, midiConnect: [String] = [], midiIn: Bool = false,
-                     midiMap: MIDIMap = .standard, midiLearn: Bool = false) {
+                     midiMap: MIDIMap = .standard, midiLearn: Bool = false, followMIDIClock: Bool = false) {
+            self.followMIDIClock = followMIDIClock
             self.midiIn = midiIn
             self.midiMap = midiMap
             self.midiLearn = midiLearn

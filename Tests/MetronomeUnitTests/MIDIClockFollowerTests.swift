@@ -1,0 +1,117 @@
+import Testing
+@testable import MetronomeAudio
+import MetronomeTiming
+import MetronomeTestSupport
+
+/// `--follow-midi-clock`: the clicks an incoming clock implies, on its frames.
+@Suite struct MIDIClockFollowerTests {
+    /// Feeds `messages` (frame, status, data) to a follower in cycles of 1024;
+    /// returns each click as (track frame, bar, beat in bar).
+    func follow(_ messages: [(Int64, UInt8, UInt8, UInt8)], meter: String = "4/4") throws -> (clicks: [[Int64]], follower: MIDIClockFollower) {
+        var follower = MIDIClockFollower(rate: .standard, meter: try Meter(parsing: meter))
+        let buffer = UnsafeMutableBufferPointer<FollowedClick>.allocate(capacity: 32)
+        defer { buffer.deallocate() }
+        var clicks: [[Int64]] = []
+        let cycles = Int((messages.last?.0 ?? 0) / 1_024) + 1
+        for cycle in 0..<cycles {
+            let start = Int64(cycle * 1_024)
+            var count = 0
+            for (frame, status, data1, data2) in messages where frame >= start && frame < start + 1_024 {
+                follower.receive(status, data1, data2, frame: frame, offset: Int(frame - start), into: buffer, count: &count)
+            }
+            clicks += (0..<count).map { [start + Int64(buffer[$0].offset), buffer[$0].bar, Int64(buffer[$0].beatInBar)] }
+        }
+        return (clicks, follower)
+    }
+
+    /// Clocks 1000 frames apart (120 bpm): nothing before Start; from it every
+    /// 24th clock a click on its frame, bars of 4 from bar 1; the tempo 120.
+    func clocks(_ range: Range<Int64>, every interval: Int64, from first: Int64) -> [(Int64, UInt8, UInt8, UInt8)] {
+        range.map { (first + $0 * interval, UInt8(0xF8), UInt8(0), UInt8(0)) }
+    }
+
+    @Test func fromStartEveryBeatsClockIsAClickOnItsFrame() throws {
+        var messages = clocks(0..<48, every: 1_000, from: 500)
+        messages.append((48_000, 0xFA, 0, 0))
+        messages += clocks(48..<264, every: 1_000, from: 500)
+        let (clicks, follower) = try follow(messages)
+        var expected: [[Int64]] = []
+        for beat in Int64(0)..<9 { expected.append([48_500 + beat * 24_000, beat / 4 + 1, beat % 4]) }
+        #expect(clicks == expected)
+        #expect(follower.tempo == Tempo(bpm: 120))
+        #expect(follower.running)
+    }
+
+    /// Song Position and Continue: the first clock is that position (sixteenth
+    /// 6 = clock 36: half a beat in, so the first click is 12 clocks on); 7/8
+    /// counts 12 clocks a beat; Stop stops.
+    @Test func aSongPositionAndContinuePlayFromThereInAnyMeter() throws {
+        var messages: [(Int64, UInt8, UInt8, UInt8)] = [(0, 0xF2, 6, 0), (10, 0xFB, 0, 0)]
+        messages += clocks(0..<60, every: 1_000, from: 100)
+        messages.append((60_200, 0xFC, 0, 0))
+        messages += clocks(60..<90, every: 1_000, from: 100)
+        let (quarters, _) = try follow(messages)
+        // 4/4: clock 36 is half of beat 2 (from 1); beats at clocks 48, 72 (the 13th and 37th received).
+        #expect(quarters == [[12_100, 1, 2], [36_100, 1, 3]])
+        let (eighths, follower) = try follow(messages, meter: "7/8")
+        // 7/8: 12 clocks a beat; clock 36 is beat 3 (from 0); then every 12th, bars of 7 (the fifth, bar 2's first).
+        var expected: [[Int64]] = []
+        for beat in Int64(0)..<5 { expected.append([100 + beat * 12_000, (3 + beat) / 7 + 1, (3 + beat) % 7]) }
+        #expect(eighths == expected)
+        #expect(!follower.running)
+        #expect(follower.tempo == Tempo(bpm: 240))  // 7/8's eighth at 120 quarters a minute
+    }
+
+    /// A clock that stops coming (more than 4 intervals and 100 ms) counts as
+    /// stopped; it plays again from where it was when it comes back.
+    @Test func aClockThatVanishesIsStoppedUntilItComesBack() throws {
+        var messages: [(Int64, UInt8, UInt8, UInt8)] = [(0, 0xFA, 0, 0)]
+        messages += clocks(0..<30, every: 1_000, from: 100)
+        var (_, follower) = try follow(messages)
+        let early = follower.vanished(by: 29_100 + 4_000)
+        let late = follower.vanished(by: 29_100 + 4_801)
+        #expect(!early && late)
+        #expect(!follower.running)
+    }
+
+    /// Through the JACK playback: the clicks sound on the frames of the
+    /// clocks that fall on beats, and the messages go to the follower, not
+    /// to the keys; Space does not start or stop what the clock leads.
+    @Test func thePlaybackSoundsTheClicksOnTheClocksFrames() throws {
+        let rate = SampleRate.standard
+        let sounds = impulseSounds(rate: rate)
+        let track = ClickTrack(schedule: ClickSchedule(tempo: Tempo(bpm: 90)!, rate: rate), beat: sounds.beat, bell: sounds.bell)
+        let playback = JackPlayback(track: track, host: JackPlaybackTests.Unplugged(rate: rate), followMIDIClock: true)
+        playback.start()
+        #expect(playback.followsTransport)
+        playback.send(.pause)
+        struct Incoming: MIDIEventInput {
+            let events: [(offset: Int, message: MIDIMessage)]
+            var count: Int { events.count }
+            func event(_ index: Int) -> (offset: Int, message: MIDIMessage)? { events[index] }
+        }
+        // A clock every 800 frames (150 bpm), Start before the 10th.
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 1_024)
+        defer { buffer.deallocate() }
+        var audio: [Float] = []
+        for index in 0..<120 {
+            let start = index * 1_024
+            var events: [(offset: Int, message: MIDIMessage)] = []
+            if start <= 7_300, 7_300 < start + 1_024 { events.append((7_300 - start, .start)) }
+            var clock = (start + 799) / 800 * 800
+            while clock < start + 1_024 {
+                events.append((clock - start, .clock))
+                clock += 800
+            }
+            events.sort { $0.offset < $1.offset }
+            playback.process(JackCycle(firstFrame: UInt32(start), microseconds: UInt64(1_000 + index * 21_333), frames: 1_024, latency: 0),
+                             into: buffer, midi: JackMIDIBuffer?.none, input: Incoming(events: events))
+            audio += UnsafeBufferPointer(start: buffer, count: 1_024)
+        }
+        let found = onsets(audio)
+        // The first clock after Start (frame 8000) is the bar's first beat, then every 24th.
+        #expect(found.map(\.frame) == (0..<Int64(6)).map { 8_000 + $0 * 19_200 })
+        #expect(found.map { $0.value < 0 } == [true, false, false, false, true, false])
+        #expect(playback.receivedMIDI?.pop() == nil)
+    }
+}
