@@ -31,6 +31,8 @@ package protocol ClickPlayer: AnyObject {
 
     /// `--midi-in`: the MIDI messages that came in, for the UI loop; nil without a MIDI input.
     var receivedMIDI: LockFreeQueue<ReceivedMIDI>? { get }
+    /// `--follow-midi-clock`: whether the clock plays (false: the clicks wait for it); nil when not following one.
+    var midiClockPlays: Bool? { get }
 
     func start()
     /// Hands a practice command to the audio side; it takes effect at the first frame not yet rendered.
@@ -47,4 +49,5 @@ package extension ClickPlayer {
 
 extension ClickPlayer {
     package var receivedMIDI: LockFreeQueue<ReceivedMIDI>? { nil }
+    package var midiClockPlays: Bool? { nil }
 }

@@ -109,6 +109,8 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
     /// `--follow-midi-clock`: the clicks where an incoming MIDI clock says, and how many this cycle.
     private var midiClock: MIDIClockFollower?
     private var midiClickCount = 0
+    private let midiClockPlaying = Atomic<Bool>(false)
+    package var midiClockPlays: Bool? { midiClock == nil ? nil : midiClockPlaying.load(ordering: .relaxed) }
 
     /// `host` is the client, activated with this playback before `start()`
     /// (it plays silence until then) and closed by `join()`.
@@ -320,6 +322,7 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
     private func render<Output: ClickOutput>(_ cycle: JackCycle, into output: Output) -> Int {
         if midiClock != nil {
             let playing = midiClock?.running == true && midiClock?.vanished(by: track.position + Int64(cycle.frames)) == false
+            midiClockPlaying.store(playing, ordering: .relaxed)
             if let tempo = midiClock?.tempo { masterTempo = tempo }
             track.render(output, count: cycle.frames, placing: playing || midiClickCount > 0 ? UnsafeBufferPointer(rebasing: followed[0..<midiClickCount]) : nil,
                          tempo: masterTempo, beatsPerBar: masterBeats)

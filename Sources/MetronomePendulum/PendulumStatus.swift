@@ -23,10 +23,13 @@ package struct PendulumStatus: Sendable, Equatable {
     package var linkPeers: Int?
     /// What the practice inspector heard so far; nil without `--inspect`.
     package var practice: PracticeReadout?
+    /// Following a MIDI clock: whether it plays (false: the clicks wait for it); nil when not following one.
+    package var midiClockPlays: Bool?
 
     package init(tempo: Tempo, meter: Meter, bar: Int64?, beatInBar: Int, elapsedSeconds: Int64, underruns: Int,
                 bell: Bool = true, paused: Bool = false, muted: Bool = false, countIn: Bool = false, latencyTenths: Int64? = nil,
-                song: String? = nil, linkPeers: Int? = nil, practice: PracticeReadout? = nil) {
+                song: String? = nil, linkPeers: Int? = nil, practice: PracticeReadout? = nil, midiClockPlays: Bool? = nil) {
+        self.midiClockPlays = midiClockPlays
         self.tempo = tempo
         self.meter = meter
         self.bar = bar
@@ -64,6 +67,7 @@ package struct PendulumStatus: Sendable, Equatable {
         let place = (song.map { [$0] } ?? []) + ["\(tempo) bpm", bell ? meter.description : "\(meter) no bell", position]
         var state = [clock]
         if paused { state.append("PAUSED") }
+        if midiClockPlays == false { state.append("waiting for MIDI clock") }
         if muted { state.append("muted") }
         if underruns > 0 { state.append("underruns \(underruns)") }
         if let linkPeers { state.append(Self.linkText(peers: linkPeers)) }

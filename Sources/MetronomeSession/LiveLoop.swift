@@ -120,6 +120,7 @@ final class LiveLoop {
             view.heard(offsets: heard.offsets)
         }
         if let link = playback.link { view.link(peers: link.session.peers, transportPlays: link.isPlaying) }
+        view.midiClock(plays: playback.midiClockPlays)
         let frame = view.frame(at: now, sample: playback.position.snapshot(), underruns: playback.underruns)
         if frame.draw { screen.draw(view.grid) }
         if !frame.lines.isEmpty { screen.emit(frame.lines) }

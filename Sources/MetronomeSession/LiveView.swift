@@ -93,6 +93,7 @@ struct LiveView {
     let sharesStartStop: Bool
     /// Whether the session's shared transport plays (what PAUSED shows then, not the keys' last Space).
     private(set) var linkTransportPlays = false
+    private(set) var midiClockPlays: Bool?
     /// What the practice inspector heard, for the status line and the picture's mark; nil without `--inspect`.
     private(set) var practice: PracticeReadout?
 
@@ -165,6 +166,13 @@ struct LiveView {
             if let frame = tempoChanges.firstFrame(ofChangeTo: passage) { changes.append((passage.tempo, frame)) }
         }
         return changes
+    }
+
+    /// Following a MIDI clock, whether it plays: the status line says when the clicks wait for it.
+    mutating func midiClock(plays: Bool?) {
+        guard plays != midiClockPlays else { return }
+        midiClockPlays = plays
+        changes += 1
     }
 
     /// The Link session's peers now, and whether its transport plays: the status line shows them.
@@ -362,7 +370,8 @@ struct LiveView {
                                     elapsedSeconds: max(0, shown) / passage.grid.rate.framesPerSecond,
                                     underruns: underruns,
                                     bell: passage.bell, paused: sharesStartStop ? !linkTransportPlays : controller.paused, muted: controller.muted, countIn: countIn,
-                                    latencyTenths: latencyTenths, song: song, linkPeers: linkPeers, practice: practice)
+                                    latencyTenths: latencyTenths, song: song, linkPeers: linkPeers, practice: practice,
+                                    midiClockPlays: midiClockPlays)
         if probe.width != size.width || probe.height != size.height {
             probe = TextGrid(width: size.width, height: size.height)
             statusCache.status = nil

@@ -2,6 +2,7 @@ import Testing
 @testable import MetronomeAudio
 import MetronomeTiming
 import MetronomeTestSupport
+import MetronomePendulum
 
 /// `--follow-midi-clock`: the clicks an incoming clock implies, on its frames.
 @Suite struct MIDIClockFollowerTests {
@@ -94,6 +95,7 @@ import MetronomeTestSupport
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 1_024)
         defer { buffer.deallocate() }
         var audio: [Float] = []
+        var plays: [Bool?] = []
         for index in 0..<120 {
             let start = index * 1_024
             var events: [(offset: Int, message: MIDIMessage)] = []
@@ -107,11 +109,24 @@ import MetronomeTestSupport
             playback.process(JackCycle(firstFrame: UInt32(start), microseconds: UInt64(1_000 + index * 21_333), frames: 1_024, latency: 0),
                              into: buffer, midi: JackMIDIBuffer?.none, input: Incoming(events: events))
             audio += UnsafeBufferPointer(start: buffer, count: 1_024)
+            plays.append(playback.midiClockPlays)
         }
+        // Waiting for the clock until its Start (cycle 7), playing from then.
+        #expect(plays == Array(repeating: false, count: 7) + Array(repeating: true, count: 113))
         let found = onsets(audio)
         // The first clock after Start (frame 8000) is the bar's first beat, then every 24th.
         #expect(found.map(\.frame) == (0..<Int64(6)).map { 8_000 + $0 * 19_200 })
         #expect(found.map { $0.value < 0 } == [true, false, false, false, true, false])
         #expect(playback.receivedMIDI?.pop() == nil)
+    }
+
+    /// While the clicks wait for the clock, the status line says so.
+    @Test func theStatusLineSaysWhenTheClicksWaitForTheClock() {
+        func text(_ plays: Bool?) -> String {
+            PendulumStatus(tempo: Tempo(bpm: 120)!, meter: .common, bar: nil, beatInBar: 0, elapsedSeconds: 0, underruns: 0,
+                           midiClockPlays: plays).text(width: 200)
+        }
+        #expect(text(false).contains("waiting for MIDI clock"))
+        #expect(!text(true).contains("MIDI clock") && !text(nil).contains("MIDI clock"))
     }
 }
