@@ -78,3 +78,11 @@ package struct PlannedRun {
 package func parseMap(_ text: String) throws -> TempoMap {
     try TempoMap(parsing: Array(text.utf8), name: "map.txt")
 }
+
+/// A cycle's incoming MIDI as a list, standing in for a JACK MIDI input buffer.
+package struct IncomingMIDI: MIDIEventInput {
+    package let events: [(offset: Int, message: MIDIMessage)]
+    package init(_ events: [(offset: Int, message: MIDIMessage)]) { self.events = events }
+    package var count: Int { events.count }
+    package func event(_ index: Int) -> (offset: Int, message: MIDIMessage)? { events[index] }
+}

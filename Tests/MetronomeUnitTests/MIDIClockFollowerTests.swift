@@ -86,11 +86,6 @@ import MetronomePendulum
         playback.start()
         #expect(playback.followsTransport)
         playback.send(.pause)
-        struct Incoming: MIDIEventInput {
-            let events: [(offset: Int, message: MIDIMessage)]
-            var count: Int { events.count }
-            func event(_ index: Int) -> (offset: Int, message: MIDIMessage)? { events[index] }
-        }
         // A clock every 800 frames (150 bpm), Start before the 10th.
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 1_024)
         defer { buffer.deallocate() }
@@ -107,7 +102,7 @@ import MetronomePendulum
             }
             events.sort { $0.offset < $1.offset }
             playback.process(JackCycle(firstFrame: UInt32(start), microseconds: UInt64(1_000 + index * 21_333), frames: 1_024, latency: 0),
-                             into: buffer, midi: JackMIDIBuffer?.none, input: Incoming(events: events))
+                             into: buffer, midi: JackMIDIBuffer?.none, input: IncomingMIDI(events))
             audio += UnsafeBufferPointer(start: buffer, count: 1_024)
             plays.append(playback.midiClockPlays)
         }

@@ -142,30 +142,13 @@ extension MIDIClockTests {
     /// Position and Continue on the new beat, none of the old beat's ticks
     /// after it; the transport stopping is Stop, with no tick after it.
     @Test func followingATransportTheClockFollowsItsBeatsAndRelocations() throws {
-        let rate = SampleRate.standard
-        let sounds = impulseSounds(rate: rate)
-        let track = ClickTrack(schedule: ClickSchedule(tempo: Tempo(bpm: 90)!, rate: rate), beat: sounds.beat, bell: sounds.bell)
-        let host = JackPlaybackTests.Unplugged(rate: rate)
-        host.drivesTransport = true
-        let playback = JackPlayback(track: track, host: host, clock: true)
-        playback.start()
-        let messages = ClickNotesTests.Messages()
-        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 1_024)
-        defer { buffer.deallocate() }
         // A master at 150 bpm in 3/4 (19200 frames a beat, 800 a clock): 60 cycles from transport
         // frame 0, then relocated to bar 10 for 30 cycles, then stopped for 10.
         let relocated = Int64(9 * 3 * 19_200)
-        for index in 0..<100 {
+        let all = followMaster(cycles: 100) { index in
             let frame = index < 60 ? Int64(index * 1_024) : relocated + Int64((index - 60) * 1_024)
-            let beat = frame / 19_200, tick = (frame % 19_200) * 1_920 / 19_200
-            let bbt = MasterPosition.BBT(bar: beat / 3 + 1, beat: beat % 3 + 1, tick: tick, ticksPerBeat: 1_920, beatsPerBar: 3,
-                                         beatType: 4, beatsPerMinute: 150)
-            messages.cycleStart = Int64(index * 1_024)
-            playback.process(JackCycle(firstFrame: UInt32(index * 1_024), microseconds: UInt64(1_000 + index * 21_333), frames: 1_024, latency: 0,
-                                       transport: MasterPosition(rolling: index < 90, frame: frame, frameRate: 48_000, bbt: bbt)),
-                             into: buffer, midi: messages)
+            return (index < 90, frame, bbt(beat: frame / 19_200, into: frame % 19_200, length: 19_200, bpm: 150))
         }
-        let all = messages.all.map { Sent($0.frame, $0.bytes) }
         let jump = Int64(60 * 1_024), stopped = Int64(90 * 1_024)
         #expect(Array(all.prefix(3)) == [Sent(0, [0xF2, 0, 0]), Sent(0, [0xFA]), Sent(0, [0xF8])])
         let before = all.filter { $0.frame < jump }
@@ -186,6 +169,24 @@ extension MIDIClockTests {
     /// the bar line's beat after that cycle follow the new tempo, so none
     /// runs late or bunches before the next beat.
     @Test func followingATransportTheClockTakesAChangeAtABarLineWithinItsBeat() throws {
+        // 150 bpm in 3/4 (19200 frames a beat) to bar 3 (beat 6, frame 115200), then 180 (16000 a beat).
+        let change = Int64(6 * 19_200)
+        let all = followMaster(cycles: 160) { index in
+            let frame = Int64(index * 1_024)
+            guard frame >= change else { return (true, frame, bbt(beat: frame / 19_200, into: frame % 19_200, length: 19_200, bpm: 150)) }
+            return (true, frame, bbt(beat: 6 + (frame - change) / 16_000, into: (frame - change) % 16_000, length: 16_000, bpm: 180))
+        }
+        let ticks = all.filter { $0.bytes == [0xF8] }.map(\.frame)
+        let expected = (0..<Int64(144)).map { $0 * 800 } + (0..<Int64(ticks.count - 144)).map { change + ($0 * 16_000 + 12) / 24 }
+        #expect(ticks == expected)
+    }
+}
+
+extension MIDIClockTests {
+    /// Runs `cycles` cycles of 1024 frames of a clocked playback following a
+    /// transport whose master is, at cycle `index`, `master(index)`: its
+    /// rolling, transport frame and BBT. Returns the MIDI sent, by track frame.
+    func followMaster(cycles: Int, _ master: (Int) -> (rolling: Bool, frame: Int64, bbt: MasterPosition.BBT)) -> [Sent] {
         let rate = SampleRate.standard
         let sounds = impulseSounds(rate: rate)
         let track = ClickTrack(schedule: ClickSchedule(tempo: Tempo(bpm: 90)!, rate: rate), beat: sounds.beat, bell: sounds.bell)
@@ -196,22 +197,19 @@ extension MIDIClockTests {
         let messages = ClickNotesTests.Messages()
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 1_024)
         defer { buffer.deallocate() }
-        // 150 bpm in 3/4 (19200 frames a beat) to bar 3 (beat 6, frame 115200), then 180 (16000 a beat).
-        let change = Int64(6 * 19_200)
-        for index in 0..<160 {
-            let frame = Int64(index * 1_024)
-            let after = frame >= change
-            let beat = after ? 6 + (frame - change) / 16_000 : frame / 19_200
-            let into = after ? (frame - change) % 16_000 * 1_920 / 16_000 : frame % 19_200 * 1_920 / 19_200
-            let bbt = MasterPosition.BBT(bar: beat / 3 + 1, beat: beat % 3 + 1, tick: into, ticksPerBeat: 1_920, beatsPerBar: 3,
-                                         beatType: 4, beatsPerMinute: after ? 180 : 150)
-            messages.cycleStart = frame
-            playback.process(JackCycle(firstFrame: UInt32(frame), microseconds: UInt64(1_000 + index * 21_333), frames: 1_024, latency: 0,
-                                       transport: MasterPosition(rolling: true, frame: frame, frameRate: 48_000, bbt: bbt)),
+        for index in 0..<cycles {
+            let (rolling, frame, bbt) = master(index)
+            messages.cycleStart = Int64(index * 1_024)
+            playback.process(JackCycle(firstFrame: UInt32(index * 1_024), microseconds: UInt64(1_000 + index * 21_333), frames: 1_024, latency: 0,
+                                       transport: MasterPosition(rolling: rolling, frame: frame, frameRate: 48_000, bbt: bbt)),
                              into: buffer, midi: messages)
         }
-        let ticks = messages.all.filter { $0.bytes == [0xF8] }.map(\.frame)
-        let expected = (0..<Int64(144)).map { $0 * 800 } + (0..<Int64(ticks.count - 144)).map { change + ($0 * 16_000 + 12) / 24 }
-        #expect(ticks == expected)
+        return messages.all.map { Sent($0.frame, $0.bytes) }
+    }
+
+    /// The BBT a master in 3/4 publishes at `frame`, `beat` beats and `into` frames of a beat of `length` in, at `bpm`.
+    func bbt(beat: Int64, into: Int64, length: Int64, bpm: Double) -> MasterPosition.BBT {
+        MasterPosition.BBT(bar: beat / 3 + 1, beat: beat % 3 + 1, tick: into * 1_920 / length, ticksPerBeat: 1_920, beatsPerBar: 3,
+                           beatType: 4, beatsPerMinute: bpm)
     }
 }

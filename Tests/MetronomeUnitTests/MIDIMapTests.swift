@@ -109,17 +109,12 @@ import MetronomeTestSupport
         let track = ClickTrack(schedule: ClickSchedule(tempo: Tempo(bpm: 120)!, rate: rate), beat: sounds.beat, bell: sounds.bell)
         let playback = JackPlayback(track: track, host: JackPlaybackTests.Unplugged(rate: rate), midiIn: true)
         playback.start()
-        struct Incoming: MIDIEventInput {
-            let events: [(offset: Int, message: MIDIMessage)]
-            var count: Int { events.count }
-            func event(_ index: Int) -> (offset: Int, message: MIDIMessage)? { events[index] }
-        }
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 1_024)
         defer { buffer.deallocate() }
         for index in 0..<4 {
             let events = index == 2 ? [(17, MIDIMessage(0x99, 36, 100, size: 3)), (900, MIDIMessage(0xFC, size: 1))] : []
             playback.process(JackCycle(firstFrame: UInt32(index * 1_024), microseconds: UInt64(1_000 + index * 21_333), frames: 1_024, latency: 256),
-                             into: buffer, midi: JackMIDIBuffer?.none, input: Incoming(events: events))
+                             into: buffer, midi: JackMIDIBuffer?.none, input: IncomingMIDI(events))
         }
         let queue = try #require(playback.receivedMIDI)
         var received: [ReceivedMIDI] = []
