@@ -61,6 +61,8 @@ package final class ClickTrack: @unchecked Sendable {
     /// While the clock's receiver plays (after a Start or Continue), the song
     /// position of the last tick sent, in clocks; nil while it stands.
     private var clockSongPosition: Int64?
+    /// Whether a beat was placed from outside yet (Link, a transport, a MIDI clock): the clock waits for the first.
+    private var clockPlaced = false
     /// Where each new passage is handed on (to the picture), if anywhere.
     package var passageLog: LockFreeQueue<Passage>?
     /// Passages a plan (a tempo map, the speed trainer) has worked out ahead,
@@ -315,31 +317,32 @@ package final class ClickTrack: @unchecked Sendable {
     /// picture and the keys: a new one when the tempo or the bar changes or the
     /// click lies more than a millisecond off its grid.
     private func startPlaced<Output: ClickOutput>(at frame: Int64, bar: Int64, beatInBar: Int64, tempo: Tempo, beatsPerBar: Int,
-                                                  into output: Output, count: Int) {
-        // The clock's ticks of the beats before, up to this one (those its grid put later, here);
-        // at a jump (a relocated transport), the song moves on from this beat.
-        if passage.paused || passage.bar(ofClick: nextClick) != (bar, beatInBar) {
-            skipClockTicks(toBeat: nextClick)
-        }
-        while clockInBlock != nil, clockBeat < nextClick, let timing = timing(ofBeat: clockBeat) {
-            sendClockTick(at: min(frame, timing.frame(ofClockTick: clockBeat * timing.clockTicksPerBeat + clockIndex)))
-        }
+                                                  noteValue: Int? = nil, into output: Output, count: Int) {
+        // Where the clicks were not placed yet (the first beat), or were placed elsewhere (a relocated transport),
+        // the clock's song moves on from this beat; else the ticks of the beats before are sent up to it.
+        let continues = clockPlaced && !passage.paused && passage.bar(ofClick: nextClick) == (bar, beatInBar)
+        if !continues { skipClockTicks(toBeat: nextClick) }
+        clockPlaced = true
+        sendClockTicks(ofBeatsBefore: nextClick, by: frame)
         let tolerance = max(1, schedule.rate.framesPerSecond / 1_000)
         let drift = passage.frame(ofClick: nextClick) - frame
-        if passage.paused || passage.tempo != tempo || passage.meter.beatsPerBar != beatsPerBar || drift > tolerance || drift < -tolerance
-            || passage.bar(ofClick: nextClick) != (bar, beatInBar) {
+        var newNoteValue = passage.meter.noteValue
+        if let noteValue, Meter(beatsPerBar: beatsPerBar, noteValue: noteValue) != nil { newNoteValue = noteValue }
+        if passage.paused || passage.tempo != tempo || passage.meter.beatsPerBar != beatsPerBar || passage.meter.noteValue != newNoteValue
+            || drift > tolerance || drift < -tolerance || passage.bar(ofClick: nextClick) != (bar, beatInBar) {
             var next = passage
-            let meter = Meter(beatsPerBar: beatsPerBar, noteValue: passage.meter.noteValue) ?? passage.meter
+            let meter = Meter(beatsPerBar: beatsPerBar, noteValue: newNoteValue) ?? passage.meter
             next.grid = ClickSchedule(tempo: tempo, meter: meter, rate: schedule.rate)
             next.paused = false
             next.firstClick = nextClick
             next.originClick = nextClick
             next.originFrame = frame
             next.phase = .zero
+            // The song position goes on from the bar's start where the beats go on (a change of tempo or
+            // meter); after a jump it is whole bars of this meter: all a Link session or a transport's bars say.
+            next.barClock = continues ? passage.songClock(ofClick: nextClick - beatInBar) : bar * Int64(beatsPerBar) * next.clockTicksPerBeat
             next.barClick = nextClick - beatInBar
             next.barNumber = bar
-            // A song position of whole bars of this meter: all a Link session or a transport's bars say.
-            next.barClock = bar * Int64(beatsPerBar) * next.clockTicksPerBeat
             change(to: next)
         }
         if !muted, let sound = passage.sound(ofClick: nextClick) {
@@ -353,18 +356,20 @@ package final class ClickTrack: @unchecked Sendable {
     /// transport's timebase master places (`TransportFollower`): `clicks` at
     /// their offsets in this period, `tempo` and `beatsPerBar` the master's;
     /// nil `clicks`: the transport is stopped, the passage rests. Allocates nothing.
+    /// `noteValue`: the master's beat type, if it says one; `retime`: its tempo changes reach the
+    /// cycle after their beat (a transport's master), so the clock's ticks of that beat are timed again.
     func render<Output: ClickOutput>(_ output: Output, count: Int, placing clicks: UnsafeBufferPointer<FollowedClick>?,
-                                     tempo: Tempo, beatsPerBar: Int) {
+                                     tempo: Tempo, beatsPerBar: Int, noteValue: Int? = nil, retime: Bool = false) {
         output.update(repeating: 0, count: count)
         mixer.mix(into: output, count: count)
         if let clicks {
-            retimeClock(to: tempo)
+            if retime { retimeClock(to: tempo) }
             var index = 0
             while index < clicks.count {
                 let click = clicks[index]
                 // The master counts bars from 1, the track from 0.
                 startPlaced(at: position + Int64(click.offset), bar: click.bar - 1, beatInBar: Int64(click.beatInBar), tempo: tempo,
-                            beatsPerBar: beatsPerBar, into: output, count: count)
+                            beatsPerBar: beatsPerBar, noteValue: noteValue, into: output, count: count)
                 index += 1
             }
         } else {
@@ -402,6 +407,8 @@ package final class ClickTrack: @unchecked Sendable {
     }
 
     private func startBeat<Output: ClickOutput>(at frame: Int64, into output: Output, count: Int) {
+        // A beat's clock ticks never run past the next beat (a tap or a key moved it earlier): those left, here.
+        sendClockTicks(ofBeatsBefore: nextClick, by: frame)
         let (bar, beat) = passage.bar(ofClick: nextClick)
         if !muted, !passage.isMuted(click: nextClick, bar: bar), let sound = passage.sound(ofClick: nextClick) {
             start(sound, of: passage, slot: sound == .beat ? Slot.beat : Slot.bell, click: nextClick, index: 0,
@@ -459,7 +466,8 @@ package final class ClickTrack: @unchecked Sendable {
         // The other voices pass over what fell due in the gap, the same way.
         while nextSubdivisionFrame() < frame { advanceSubdivision() }
         while nextPolyrhythmFrame() < frame { polyrhythmIndex += 1 }
-        while nextClockFrame() < frame { advanceClock() }
+        // The clock's song jumps past the lost time: from the next beat, after a Stop.
+        skipClockTicks(toBeat: nextClick)
     }
 
     /// The planned passages due: those whose first click is the next beat
@@ -502,6 +510,11 @@ package final class ClickTrack: @unchecked Sendable {
     /// The frame of the next clock tick, or of the Stop at the end of a finite track.
     private func nextClockFrame() -> Int64 {
         guard clockInBlock != nil, let timing = timing(ofBeat: clockBeat) else { return .max }
+        // Never a tick before its passage's origin (its grid does not reach back): the song moves on.
+        guard clockBeat >= timing.originClick else {
+            skipClockTicks(toBeat: nextClick)
+            return .max
+        }
         if clockBeat >= clickLimit {
             return clockBeat == clickLimit && clockIndex == 0 && clockSongPosition != nil ? timing.frame(ofClick: clickLimit) : .max
         }
@@ -520,7 +533,8 @@ package final class ClickTrack: @unchecked Sendable {
             } else {
                 let song = timing.songClock(ofClick: clockBeat) + clockIndex
                 if let last = clockSongPosition, last + 1 != song || timing.bar(ofClick: clockBeat).bar < 0 { stopClock(at: frame) }
-                if timing.bar(ofClick: clockBeat).bar >= 0 {
+                // A Song Position says sixteenths: a receiver stopped between them hears clocks alone up to the next.
+                if timing.bar(ofClick: clockBeat).bar >= 0, clockSongPosition != nil || song % 6 == 0 {
                     if clockSongPosition == nil {
                         clock.append(.songPosition(song / 6), at: frame)
                         clock.append(song == 0 ? .start : .continue, at: frame)
@@ -541,8 +555,17 @@ package final class ClickTrack: @unchecked Sendable {
         clockSongPosition = nil
     }
 
-    /// Every clock tick due before `end`, where the beats were placed from outside (Link, a transport).
+    /// The clock ticks left of the beats before `beat`, each at its frame or at `frame` if later.
+    private func sendClockTicks(ofBeatsBefore beat: Int64, by frame: Int64) {
+        while clockInBlock != nil, clockBeat < beat, let timing = timing(ofBeat: clockBeat), clockBeat >= timing.originClick {
+            sendClockTick(at: min(frame, timing.frame(ofClockTick: clockBeat * timing.clockTicksPerBeat + clockIndex)))
+        }
+    }
+
+    /// Every clock tick due before `end`, where the beats were placed from outside (Link, a transport),
+    /// once the first of them was.
     private func sendClockTicks(before end: Int64) {
+        guard clockPlaced else { return skipClockTicks(toBeat: nextClick) }
         while true {
             let frame = nextClockFrame()
             guard frame < end else { return }

@@ -213,3 +213,106 @@ extension MIDIClockTests {
                            beatType: 4, beatsPerMinute: bpm)
     }
 }
+
+extension MIDIClockTests {
+    /// Plays `cycles` cycles of 1024 frames of a clocked playback at 60 bpm,
+    /// sending `commands[index]` before cycle `index`; `gap(index)` frames of
+    /// JACK time lost before it. Returns the MIDI sent, by track frame.
+    func play(cycles: Int, meter: Meter = .common, commands: [Int: [PracticeCommand]] = [:], gap: (Int) -> UInt32 = { _ in 0 }) -> [Sent] {
+        let rate = SampleRate.standard
+        let sounds = impulseSounds(rate: rate)
+        let track = ClickTrack(schedule: ClickSchedule(tempo: Tempo(bpm: 60)!, meter: meter, rate: rate), beat: sounds.beat, bell: sounds.bell)
+        let playback = JackPlayback(track: track, host: JackPlaybackTests.Unplugged(rate: rate), clock: true)
+        playback.start()
+        let messages = ClickNotesTests.Messages()
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 1_024)
+        defer { buffer.deallocate() }
+        var frameTime: UInt32 = 0, trackFrame: Int64 = 0
+        for index in 0..<cycles {
+            for command in commands[index] ?? [] { playback.send(command) }
+            let lost = gap(index)
+            frameTime += lost
+            trackFrame += Int64(lost)
+            messages.cycleStart = trackFrame
+            playback.process(JackCycle(firstFrame: frameTime, microseconds: UInt64(1_000_000) + UInt64(frameTime) * 1_000_000 / 48_000,
+                                       frames: 1_024, latency: 0), into: buffer, midi: messages)
+            frameTime += 1_024
+            trackFrame += 1_024
+        }
+        return messages.all.map { Sent($0.frame, $0.bytes) }
+    }
+
+    /// Taps that move the beat earlier, twice within a beat (60 to about 180
+    /// bpm): the old beat's ticks left are sent on the new beat's frame, never
+    /// after it, and the song runs on without a Stop: 24 clocks a beat, in order.
+    @Test func tapsFasterSendTheOldBeatsTicksOnTheNewBeat() throws {
+        // A tap at 180 bpm (16000 frames a beat) heard at frame 20000 moves beat 1 from 48000 to 36000, with 6 ticks
+        // of beat 0 still due; one at 240 (12000) heard at 38000 moves beat 2 from 52000 to 50000, with 3 of beat 1's.
+        let tap = PracticeCommand.tap(Tempo(bpm: 180)!, tapFrame: 20_000, gain: 1)
+        let again = PracticeCommand.tap(Tempo(bpm: 240)!, tapFrame: 38_000, gain: 1)
+        let all = play(cycles: 120, commands: [20: [tap], 38: [again]])
+        #expect(all.filter { $0.bytes != [0xF8] }.map(\.bytes) == [[0xF2, 0, 0], [0xFA]])
+        let ticks = all.filter { $0.bytes == [0xF8] }.map(\.frame)
+        #expect(ticks == ticks.sorted())
+        // Beats at 0, 48000 (60 bpm), then from the taps: each beat's first tick on the beat, 24 ticks a beat.
+        let beats = stride(from: 0, to: ticks.count, by: 24).map { ticks[$0] }
+        #expect(Array(beats.prefix(3)) == [0, 36_000, 50_000])
+        #expect(zip(beats.dropFirst(2), beats.dropFirst(3)).allSatisfy { $1 - $0 == 12_000 }, "\(beats)")
+        // The old beats' ticks left were sent on the new beats: beat 0's 18th on at 36000, beat 1's 21st on at 50000.
+        #expect(ticks.filter { $0 == 36_000 }.count == 7 && ticks.filter { $0 == 50_000 }.count == 4)
+    }
+
+    /// Time the server lost in the middle of a beat: the song goes on from
+    /// the next beat, with Stop, its Song Position and Continue there.
+    @Test func afterLostTimeTheSongGoesOnFromTheNextBeat() throws {
+        // 60 bpm: 2000 frames a clock, a sixteenth every 12000. 30000 frames lost before cycle 30 (frame 30720).
+        let all = play(cycles: 80, gap: { $0 == 30 ? 30_000 : 0 })
+        let others = all.filter { $0.bytes != [0xF8] }
+        #expect(others.count == 5, "\(others)")
+        let stop = try #require(others.dropFirst(2).first)
+        #expect(stop.bytes == [0xFC])
+        let spp = try #require(others.dropFirst(3).first)
+        // The song moved on to the next beat after the gap (frame 61440: beat 2 at 96000), whose first clock is on a sixteenth.
+        #expect(spp.bytes == [0xF2, 8, 0] && spp.frame == 96_000)
+        #expect(others.last == Sent(96_000, [0xFB]))
+        // No clock between the Stop and the Continue but those of the song (clocks alone), all on the grid.
+        #expect(all.filter { $0.bytes == [0xF8] }.allSatisfy { $0.frame % 2_000 == 0 })
+    }
+}
+
+extension MIDIClockTests {
+    /// Following a master that already rolls: no Start and no ticks before
+    /// its first beat is placed; then its bar's song position and Continue.
+    /// A meter change (4/4 to 3/4 at bar 3) goes on counting: no Stop.
+    @Test func followingARollingMasterWaitsForItsFirstBeatAndCountsOnThroughAMeterChange() throws {
+        // 120 bpm (24000 frames a beat), rolling from transport frame 30000 (inside bar 1, beat 2); 3/4 from bar 3 (frame 192000).
+        let all = followMaster(cycles: 300) { index in
+            let frame = 30_000 + Int64(index * 1_024)
+            let beat = frame / 24_000, into = frame % 24_000
+            let bars = beat < 8 ? beat / 4 : 2 + (beat - 8) / 3
+            let inBar = beat < 8 ? beat % 4 : (beat - 8) % 3
+            let bbt = MasterPosition.BBT(bar: bars + 1, beat: inBar + 1, tick: into * 1_920 / 24_000, ticksPerBeat: 1_920,
+                                         beatsPerBar: beat < 8 ? 4 : 3, beatType: 4, beatsPerMinute: 120)
+            return (true, frame, bbt)
+        }
+        // The first beat after frame 30000 is beat 2 (frame 48000, track frame 18000): song clock 48, sixteenth 8.
+        #expect(Array(all.prefix(3)) == [Sent(18_000, [0xF2, 8, 0]), Sent(18_000, [0xFB]), Sent(18_000, [0xF8])])
+        #expect(all.filter { $0.bytes != [0xF8] }.count == 2)
+        let ticks = all.filter { $0.bytes == [0xF8] }.map(\.frame)
+        #expect(ticks == (0..<Int64(ticks.count)).map { 18_000 + $0 * 1_000 })
+    }
+}
+
+extension MIDIClockTests {
+    /// A Song Position says sixteenths (6 clocks); in 3/32 (3 clocks a beat)
+    /// a resumed bar can start between two. The receiver then hears clocks
+    /// alone up to the next sixteenth, and its Song Position and Continue there.
+    @Test func aResumeBetweenSixteenthsContinuesOnTheNextOne() throws {
+        // 60 bpm of 32nds: 48000 frames a beat, 16000 a clock. Pause at frame 20480, resume at 30720: bar 2 (from 1), song clock 9.
+        let all = play(cycles: 90, meter: try Meter(parsing: "3/32"), commands: [20: [.pause], 30: [.resume]])
+        let others = all.filter { $0.bytes != [0xF8] }
+        #expect(others == [Sent(0, [0xF2, 0, 0]), Sent(0, [0xFA]), Sent(20_480, [0xFC]), Sent(78_720, [0xF2, 2, 0]), Sent(78_720, [0xFB])])
+        // Clocks alone at 30720, 46720 and 62720 (song clocks 9 to 11), then sixteenth 2 at 78720.
+        #expect(all.filter { $0.frame >= 20_480 && $0.bytes == [0xF8] }.map(\.frame) == [30_720, 46_720, 62_720, 78_720])
+    }
+}
