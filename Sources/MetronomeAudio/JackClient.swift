@@ -169,13 +169,13 @@ package final class JackClient {
     /// The transport, for the process callback to keep.
     package var transport: JackTransport { JackTransport(client: handle, library: library) }
 
-    /// `port`'s MIDI buffer for this cycle, to write into; only inside the process callback.
-    /// The cycle's events on the MIDI input `port`. The process callback's.
+    /// The cycle's events on the MIDI input `port`; only inside the process callback.
     package func midiInput(_ port: JackPort, frames: UInt32) -> JackMIDIInput? {
         guard let buffer = port.midiBuffer(frames: frames) else { return nil }
         return JackMIDIInput(buffer: buffer, library: library)
     }
 
+    /// `port`'s MIDI buffer for this cycle, to write into; only inside the process callback.
     package func midiOutput(_ port: JackPort, frames: UInt32) -> JackMIDIBuffer? {
         guard let buffer = port.midiBuffer(frames: frames) else { return nil }
         return JackMIDIBuffer(buffer: buffer, library: library)

@@ -89,6 +89,8 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
     /// The master's tempo and bar as last published, for the picture while the transport stands.
     private var masterTempo: Tempo
     private var masterBeats: Int
+    /// The master's beat type, which the MIDI clock counts its beats in; nil before it says one.
+    private var masterNoteValue: Int?
     /// Without a master, whether the transport rolled at the last cycle (our own grid starts and stops with it).
     private var ownGridRolls = true
     /// The last cycle's output (a buffer a voice), written again if the cycle is run again (`repeatedFrames`).
@@ -107,10 +109,12 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
     /// `--midi-in`: the messages that came in, each with the frame heard then, for the UI loop.
     package let receivedMIDI: LockFreeQueue<ReceivedMIDI>?
     /// `--follow-midi-clock`: the clicks where an incoming MIDI clock says, and how many this cycle.
-    private var midiClock: MIDIClockFollower?
+    private let midiClock: MIDIClockFollower?
     private var midiClickCount = 0
+    /// For other threads: whether the clicks follow a MIDI clock, and whether it plays.
+    private let followsMIDIClock: Bool
     private let midiClockPlaying = Atomic<Bool>(false)
-    package var midiClockPlays: Bool? { midiClock == nil ? nil : midiClockPlaying.load(ordering: .relaxed) }
+    package var midiClockPlays: Bool? { followsMIDIClock ? midiClockPlaying.load(ordering: .relaxed) : nil }
 
     /// `host` is the client, activated with this playback before `start()`
     /// (it plays silence until then) and closed by `join()`.
@@ -127,6 +131,7 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
         track.clockInBlock = clockMessages
         receivedMIDI = midiIn || followMIDIClock ? LockFreeQueue(capacity: 1_024) : nil
         midiClock = followMIDIClock ? MIDIClockFollower(rate: host.rate, meter: track.schedule.meter) : nil
+        followsMIDIClock = followMIDIClock
         cycleMessages = notes == nil && !clock ? nil : MIDIMessages(capacity: 1_024 + 2 * StartedClicks.capacity + ClickNotes.mostReleases)
         self.host = host
         self.link = link
@@ -146,7 +151,7 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
     }
 
     package var underruns: Int { underrunCount.load(ordering: .relaxed) }
-    package var followsTransport: Bool { host.drivesTransport || midiClock != nil }
+    package var followsTransport: Bool { host.drivesTransport || followsMIDIClock }
     /// Finished once the last frame was heard, or the server went away.
     package var isFinished: Bool { endHeard.load(ordering: .acquiring) || host.isShutDown }
     package var failure: SinkError? { host.isShutDown ? .serverGone : nil }
@@ -162,7 +167,7 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
     /// Following or leading a transport, a pause or a resume stops or starts it for every client.
     package func send(_ command: PracticeCommand) {
         // Following a MIDI clock, its source starts and stops the clicks.
-        if midiClock != nil, command == .pause || command == .resume { return }
+        if followsMIDIClock, command == .pause || command == .resume { return }
         if host.drivesTransport, command == .pause { return host.stopTransport() }
         if host.drivesTransport, command == .resume { return host.startTransport() }
         commands.push(command)
@@ -286,9 +291,9 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
             guard let (offset, message) = input.event(index) else { continue }
             let clockMessage = message.status == 0xF8 || message.status == 0xFA || message.status == 0xFB || message.status == 0xFC
                 || message.status == 0xF2
-            if clockMessage, midiClock != nil {
-                midiClock?.receive(message.status, message.data1, message.data2, frame: start + Int64(offset), offset: offset,
-                                   into: followed, count: &midiClickCount)
+            if clockMessage, let midiClock {
+                midiClock.receive(message.status, message.data1, message.data2, frame: start + Int64(offset), offset: offset,
+                                  into: followed, count: &midiClickCount)
                 continue
             }
             if message.status == 0xF8 { continue }
@@ -320,10 +325,10 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
 
     /// The cycle's frames of the track: its own grid, Link's beats, or the transport's master's.
     private func render<Output: ClickOutput>(_ cycle: JackCycle, into output: Output) -> Int {
-        if midiClock != nil {
-            let playing = midiClock?.running == true && midiClock?.vanished(by: track.position + Int64(cycle.frames)) == false
+        if let midiClock {
+            let playing = midiClock.plays(at: track.position + Int64(cycle.frames))
             midiClockPlaying.store(playing, ordering: .relaxed)
-            if let tempo = midiClock?.tempo { masterTempo = tempo }
+            if let tempo = midiClock.tempo { masterTempo = tempo }
             track.render(output, count: cycle.frames, placing: playing || midiClickCount > 0 ? UnsafeBufferPointer(rebasing: followed[0..<midiClickCount]) : nil,
                          tempo: masterTempo, beatsPerBar: masterBeats)
             return cycle.frames
@@ -340,9 +345,10 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
             if let bbt = transport.bbt {
                 masterTempo = Tempo(clamping: Int64((bbt.beatsPerMinute * 1_000).rounded()))
                 masterBeats = max(1, Int(bbt.beatsPerBar.rounded()))
+                masterNoteValue = Int(bbt.beatType.rounded())
             }
             track.render(output, count: cycle.frames, placing: UnsafeBufferPointer(rebasing: followed[0..<clicks]),
-                         tempo: masterTempo, beatsPerBar: masterBeats)
+                         tempo: masterTempo, beatsPerBar: masterBeats, noteValue: masterNoteValue, retime: true)
         case .ownGrid(let rolling):
             if rolling != ownGridRolls {
                 ownGridRolls = rolling

@@ -86,7 +86,7 @@ struct JackOptions: ParsableArguments {
         return Settings.JackClientSettings(name: jackName ?? "metronome", split: jackPorts == .split, connect: ports,
                                            transport: try transportSetting(output: output, practice: practice, setlist: setlist, link: link),
                                            midiNotes: midiNotes, midiClock: midiClock, midiConnect: midiPorts,
-                                           midiIn: midiIn || midiMap != nil || midiLearn || followMidiClock, midiMap: try readMIDIMap() ?? .standard,
+                                           midiIn: midiIn || midiMap != nil || midiLearn || followMidiClock, midiMap: try readMIDIMap() ?? (midiIn || midiLearn ? .standard : nil),
                                            midiLearn: midiLearn, followMIDIClock: followMidiClock)
     }
 

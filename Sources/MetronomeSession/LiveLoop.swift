@@ -29,12 +29,15 @@ final class LiveLoop {
     /// `--midi-in`: what each message does, and with `--midi-learn` each printed as a map line.
     private let midiMap: MIDIMap?
     private let midiLearn: Bool
+    /// `--follow-midi-clock`: its source starts and stops the clicks, not Space.
+    private let midiClockLeads: Bool
     private var controllerValues: [UInt8] = []
 
     init(settings: Settings, playback: any ClickPlayer, screen: any LiveScreen, input: any LiveInput,
          clock: any Timekeeper = MonotonicClock(), trace: Trace?, clickLog: ClickLog, passageLog: LockFreeQueue<Passage>,
          controller: PracticeController, songs: SongSwitcher? = nil, inspection: Inspection? = nil, midiMap: MIDIMap? = nil,
-         midiLearn: Bool = false) {
+         midiClockLeads: Bool = false, midiLearn: Bool = false) {
+        self.midiClockLeads = midiClockLeads
         self.midiMap = midiMap
         self.midiLearn = midiLearn
         self.inspection = inspection
@@ -90,7 +93,9 @@ final class LiveLoop {
             }
             // Every key waiting (a bounded piece of a paste), applied at once.
             if keyReady {
-                for reaction in view.press(Key.decode(input.readKeys()), at: clock.now(), sample: playback.position.snapshot()) {
+                // Following a MIDI clock, its source starts and stops the clicks: Space does nothing.
+                let keys = Key.decode(input.readKeys()).filter { !midiClockLeads || $0 != .character(UInt8(ascii: " ")) }
+                for reaction in view.press(keys, at: clock.now(), sample: playback.position.snapshot()) {
                     act(on: reaction)
                 }
             }
@@ -138,6 +143,7 @@ final class LiveLoop {
             if midiLearn, let line = MIDIMap.learnLine(message.status, message.data1, message.data2) { screen.emit(line + "\n") }
             guard let midiMap,
                   let response = midiMap.response(to: message.status, message.data1, message.data2, lastValues: &controllerValues) else { continue }
+            if midiClockLeads, case .action(let action) = response, action == .startStop || action == .start || action == .stop { continue }
             for reaction in view.respond(to: response, heardFrame: received.heardFrame, at: clock.now()) { act(on: reaction) }
         }
     }

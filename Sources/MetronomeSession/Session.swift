@@ -139,6 +139,7 @@ package enum Session {
         let outcome = LiveLoop(settings: settings, playback: playback, screen: terminal, input: terminal, trace: trace,
                                clickLog: clickLog, passageLog: passageLog, controller: controller, songs: songs,
                                inspection: inspection, midiMap: live.output.jackSettings.flatMap { $0.midiIn ? $0.midiMap : nil },
+                               midiClockLeads: live.output.jackSettings?.followMIDIClock ?? false,
                                midiLearn: live.output.jackSettings?.midiLearn ?? false).run()
         feeding?.stop()
         if let inspection, outcome == .finished || outcome == .stoppedBy(signal: SIGINT) {

@@ -99,10 +99,10 @@ package struct Settings: Sendable, Equatable {
         package let midiClock: Bool
         /// Where `midi_out` is connected (`--midi-connect`); none by default.
         package let midiConnect: [String]
-        /// A MIDI input `midi_in` whose messages act as keys (`--midi-in`), by `midiMap`;
-        /// with `midiLearn` each printed as the map line that binds it.
+        /// A MIDI input `midi_in` whose messages act as keys (`--midi-in`), by `midiMap`
+        /// (nil: none do, the clock alone is followed); with `midiLearn` each printed as the map line that binds it.
         package let midiIn: Bool
-        package let midiMap: MIDIMap
+        package let midiMap: MIDIMap?
         package let midiLearn: Bool
         /// The clicks where a MIDI clock on `midi_in` says (`--follow-midi-clock`).
         package let followMIDIClock: Bool
@@ -119,7 +119,7 @@ package struct Settings: Sendable, Equatable {
 
         package init(name: String = "metronome", split: Bool = false, connect: [String]? = nil, transport: Transport = .ignore,
                      midiNotes: Bool = false, midiClock: Bool = false, midiConnect: [String] = [], midiIn: Bool = false,
-                     midiMap: MIDIMap = .standard, midiLearn: Bool = false, followMIDIClock: Bool = false) {
+                     midiMap: MIDIMap? = nil, midiLearn: Bool = false, followMIDIClock: Bool = false) {
             self.followMIDIClock = followMIDIClock
             self.midiIn = midiIn
             self.midiMap = midiMap

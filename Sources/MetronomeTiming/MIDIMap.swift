@@ -61,7 +61,7 @@ package struct MIDIMap: Sendable, Equatable {
     /// What a message does: the binding's action, or for a tempo controller
     /// the tempo its value says; a sequencer's Start and Continue start the
     /// metronome, its Stop stops it. `lastValues` holds each controller's
-    /// last value (a press is a value reaching 64 from below).
+    /// last value on each channel (a press is a value reaching 64 from below).
     package func response(to status: UInt8, _ data1: UInt8, _ data2: UInt8, lastValues: inout [UInt8]) -> Response? {
         switch status {
         case 0xFA, 0xFB: return .action(.start)
@@ -75,9 +75,10 @@ package struct MIDIMap: Sendable, Equatable {
         case 0x90 where data2 > 0: trigger = .note(data1)
         case 0xB0:
             trigger = .controller(data1)
-            if lastValues.count < 128 { lastValues = Array(repeating: 0, count: 128) }
-            pressed = data2 >= 64 && lastValues[Int(data1 & 0x7F)] < 64
-            lastValues[Int(data1 & 0x7F)] = data2
+            if lastValues.count < 16 * 128 { lastValues = Array(repeating: 0, count: 16 * 128) }
+            let held = Int(channel) * 128 + Int(data1 & 0x7F)
+            pressed = data2 >= 64 && lastValues[held] < 64
+            lastValues[held] = data2
         case 0xC0: trigger = .program(data1)
         default: return nil
         }
@@ -126,7 +127,9 @@ package struct MIDIMap: Sendable, Equatable {
     package init(parsing bytes: [UInt8], name: String) throws(TimingError) {
         var bindings: [Binding] = []
         // Split as bytes: a CR LF is one Character to Swift.
-        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+        let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let text = bytes.starts(with: byteOrderMark) ? bytes.dropFirst(3) : bytes[...]
+        let lines = text.split(separator: 0x0A, omittingEmptySubsequences: false)
         for (index, bytesOfLine) in lines.enumerated() {
             let content = bytesOfLine.last == 0x0D ? bytesOfLine.dropLast() : bytesOfLine
             guard let text = String(validating: content, as: UTF8.self) else {

@@ -169,7 +169,7 @@ import MetronomeTestSupport
     @Test(.enabled(if: JackTransportTests.ready || JackTransportTests.required))
     func aSecondMetronomeFollowsTheClockThroughATempoAndMeterChange() throws {
         try #require(JackTransportTests.ready, "\(JackTransportTests.needs)")
-        let (clocks, sounds) = try follow(seconds: 10, meter: "3/4") { loopback in
+        let (clocks, sounds) = try follow(seconds: 14, meter: "3/4") { loopback in
             let map = loopback.home.file("map.txt")
             try "2 150\n2 3/4 171.3\n".write(toFile: map, atomically: true, encoding: .utf8)
             let leader = try loopback.launch(metronomeBinary(), ["--jack", "--jack-name", "leader", "--no-connect", "--midi-clock",

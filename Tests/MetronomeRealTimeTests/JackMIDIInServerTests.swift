@@ -41,7 +41,12 @@ import MetronomeTestSupport
     func tapsOnAPadSetTheTempoOfTheirFrames() throws {
         try #require(JackTransportTests.ready, "\(JackTransportTests.needs)")
         let taps = (0..<4).flatMap { ["\($0 * 20_000):99,24,64", "\($0 * 20_000 + 2_000):89,24,0"] }
-        let (sent, clicks, printed) = try play(["--midi-in", "--quiet", "--bpm", "60"], events: taps)
+        // The sender writes each tap in the cycle it falls in; one it missed (a loaded machine) went later: that take is done again.
+        var take = try play(["--midi-in", "--quiet", "--bpm", "60"], events: taps)
+        for _ in 0..<2 where take.sent.count == 8 && take.sent[6] - take.sent[0] != 60_000 {
+            take = try play(["--midi-in", "--quiet", "--bpm", "60"], events: taps)
+        }
+        let (sent, clicks, printed) = take
         try #require(sent.count == 8, "\(sent)")
         let lastTap = sent[6]
         #expect(sent[0] + 60_000 == lastTap)

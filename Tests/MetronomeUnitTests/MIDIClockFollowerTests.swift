@@ -1,3 +1,4 @@
+import CAllocationCounter
 import Testing
 @testable import MetronomeAudio
 import MetronomeTiming
@@ -9,7 +10,7 @@ import MetronomePendulum
     /// Feeds `messages` (frame, status, data) to a follower in cycles of 1024;
     /// returns each click as (track frame, bar, beat in bar).
     func follow(_ messages: [(Int64, UInt8, UInt8, UInt8)], meter: String = "4/4") throws -> (clicks: [[Int64]], follower: MIDIClockFollower) {
-        var follower = MIDIClockFollower(rate: .standard, meter: try Meter(parsing: meter))
+        let follower = MIDIClockFollower(rate: .standard, meter: try Meter(parsing: meter))
         let buffer = UnsafeMutableBufferPointer<FollowedClick>.allocate(capacity: 32)
         defer { buffer.deallocate() }
         var clicks: [[Int64]] = []
@@ -63,16 +64,33 @@ import MetronomePendulum
         #expect(follower.tempo == Tempo(bpm: 240))  // 7/8's eighth at 120 quarters a minute
     }
 
-    /// A clock that stops coming (more than 4 intervals and 100 ms) counts as
-    /// stopped; it plays again from where it was when it comes back.
-    @Test func aClockThatVanishesIsStoppedUntilItComesBack() throws {
+    /// A clock that stops coming (more than 4 intervals and 100 ms) holds the
+    /// clicks; they play on from where it was when it comes back.
+    @Test func aClockThatVanishesIsHeldUntilItComesBack() throws {
         var messages: [(Int64, UInt8, UInt8, UInt8)] = [(0, 0xFA, 0, 0)]
         messages += clocks(0..<30, every: 1_000, from: 100)
-        var (_, follower) = try follow(messages)
-        let early = follower.vanished(by: 29_100 + 4_000)
-        let late = follower.vanished(by: 29_100 + 4_801)
-        #expect(!early && late)
-        #expect(!follower.running)
+        // Gone for 2 s, then on from clock 30 (beat 2 of bar 1 is clock 48).
+        messages += clocks(30..<60, every: 1_000, from: 96_100)
+        let (clicks, follower) = try follow(Array(messages.prefix(31)))
+        #expect(follower.plays(at: 29_100 + 4_800) && !follower.plays(at: 29_100 + 4_801) && follower.isHeld(at: 40_000))
+        let (again, back) = try follow(messages)
+        #expect(clicks == [[100, 1, 0], [24_100, 1, 1]])
+        #expect(again == [[100, 1, 0], [24_100, 1, 1], [144_100, 1, 2]])
+        #expect(back.plays(at: 155_100))
+    }
+
+    /// Continue after a long stop (a DAW that sends no clock while stopped)
+    /// plays from its first clock, whenever that comes: the wait counts from
+    /// the Continue.
+    @Test func aContinueAfterALongStopIsNotHeld() throws {
+        var messages: [(Int64, UInt8, UInt8, UInt8)] = [(0, 0xFA, 0, 0)]
+        messages += clocks(0..<10, every: 1_000, from: 100)
+        messages += [(9_500, 0xFC, 0, 0), (200_000, 0xF2, 4, 0), (200_010, 0xFB, 0, 0)]
+        messages += clocks(0..<30, every: 1_000, from: 201_000)
+        let (clicks, follower) = try follow(messages)
+        // Sixteenth 4 is clock 24: beat 1 (from 0), at the first clock after the Continue.
+        #expect(clicks == [[100, 1, 0], [201_000, 1, 1], [225_000, 1, 2]])
+        #expect(follower.plays(at: 229_000))
     }
 
     /// Through the JACK playback: the clicks sound on the frames of the
@@ -123,5 +141,57 @@ import MetronomePendulum
         }
         #expect(text(false).contains("waiting for MIDI clock"))
         #expect(!text(true).contains("MIDI clock") && !text(nil).contains("MIDI clock"))
+    }
+}
+
+extension MIDIClockFollowerTests {
+    /// The callback with MIDI in: following a clock (and sending one), and
+    /// following a transport with a clock out and pads coming in, allocates
+    /// nothing; the incoming messages are made before counting.
+    @Test(.enabled(if: metronome_counting_available() != 0, "a sanitizer owns malloc"))
+    func followingAndReceivingAllocateNothing() throws {
+        let rate = SampleRate.standard
+        let sounds = impulseSounds(rate: rate)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+        defer { buffer.deallocate() }
+        let out = ClickNotesTests.Counted()
+        // A clock every 500 frames (240 bpm), Start at once; a pad tap now and then.
+        let inputs = (0..<2_000).map { index -> IncomingMIDI in
+            var events: [(offset: Int, message: MIDIMessage)] = index == 1 ? [(0, .start)] : []
+            var clock = (index * 256 + 499) / 500 * 500
+            while clock < index * 256 + 256 {
+                events.append((clock - index * 256, .clock))
+                clock += 500
+            }
+            if index % 50 == 0 { events.append((255, MIDIMessage(0x99, 36, 100, size: 3))) }
+            return IncomingMIDI(events)
+        }
+        let follower = JackPlayback(track: ClickTrack(schedule: ClickSchedule(tempo: Tempo(bpm: 90)!, rate: rate), beat: sounds.beat, bell: sounds.bell),
+                                    host: JackPlaybackTests.Unplugged(rate: rate), clock: true, followMIDIClock: true)
+        let host = JackPlaybackTests.Unplugged(rate: rate)
+        host.drivesTransport = true
+        let transported = JackPlayback(track: ClickTrack(schedule: ClickSchedule(tempo: Tempo(bpm: 90)!, rate: rate), beat: sounds.beat, bell: sounds.bell),
+                                       host: host, clock: true, midiIn: true)
+        follower.start()
+        transported.start()
+        func cycle(_ index: Int) -> JackCycle {
+            let frame = Int64(index * 256), beat = frame / 19_200
+            let bbt = MasterPosition.BBT(bar: beat / 3 + 1, beat: beat % 3 + 1, tick: frame % 19_200 * 1_920 / 19_200, ticksPerBeat: 1_920,
+                                         beatsPerBar: 3, beatType: 4, beatsPerMinute: 150)
+            return JackCycle(firstFrame: UInt32(index * 256), microseconds: UInt64(1_000 + index * 5_333), frames: 256, latency: 0,
+                             transport: MasterPosition(rolling: true, frame: frame, frameRate: 48_000, bbt: bbt))
+        }
+        follower.process(cycle(0), into: buffer, midi: out, input: inputs[0])
+        transported.process(cycle(0), into: buffer, midi: out, input: inputs[0])
+        metronome_counting_begin()
+        for index in 1..<2_000 {
+            follower.process(cycle(index), into: buffer, midi: out, input: inputs[index])
+            transported.process(cycle(index), into: buffer, midi: out, input: inputs[index])
+            _ = transported.receivedMIDI?.pop()
+        }
+        let counted = metronome_counting_end()
+        #expect(counted == 0)
+        #expect(out.clocks > 1_000)
+        #expect(follower.midiClockPlays == true)
     }
 }

@@ -43,6 +43,10 @@ import MetronomeTestSupport
         #expect(throws: TimingError(.malformed, message)) { try parse(text) }
     }
 
+    @Test func aByteOrderMarkIsPassedOver() throws {
+        #expect(try MIDIMap(parsing: [0xEF, 0xBB, 0xBF] + Array("note 36 tap".utf8), name: "pads.txt").bindings == [.init(.note(36), .tap)])
+    }
+
     @Test func textThatIsNotUTF8IsRefused() {
         #expect(throws: TimingError(.malformed, "pads.txt:1:1: the MIDI map is not UTF-8 text")) {
             try MIDIMap(parsing: [0x6E, 0xFF, 0x0A], name: "pads.txt")
@@ -64,6 +68,11 @@ import MetronomeTestSupport
         // A pedal pressed (0 to 127), held (a second 127), let go, pressed again halfway (64).
         let pedal = [0, 127, 127, 30, 64, 100].map { map.response(to: 0xB0, 64, UInt8($0), lastValues: &values) }
         #expect(pedal == [nil, .action(.startStop), nil, nil, .action(.startStop), nil])
+        // A pedal held on channel 2 does not hide a press on channel 1.
+        let channels = try parse("cc 64 channel 1 start-stop")
+        var held: [UInt8] = []
+        #expect(channels.response(to: 0xB1, 64, 127, lastValues: &held) == nil)
+        #expect(channels.response(to: 0xB0, 64, 127, lastValues: &held) == .action(.startStop))
         #expect(map.response(to: 0xC0, 5, 0, lastValues: &values) == .action(.previousSong))
         #expect(map.response(to: 0xC0, 4, 0, lastValues: &values) == nil)
         #expect([0xFA, 0xFB, 0xFC].map { map.response(to: $0, 0, 0, lastValues: &values) } == [.action(.start), .action(.start), .action(.stop)])
