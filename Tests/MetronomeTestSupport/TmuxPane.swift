@@ -54,6 +54,9 @@ package final class TmuxPane {
         if let shell = try? run("/usr/bin/tmux", ["-L", socket, "display", "-p", "#{pane_pid}"]).standardOutput,
            let pid = Int32(shell.trimmingCharacters(in: .whitespacesAndNewlines)) {
             kill(-pid, SIGKILL)
+            // And every process of the pane's session: an interactive shell in it took a process group of its own,
+            // and one left in a loop (`until …; do sleep …; done`) would spin on after its terminal is gone.
+            _ = try? run("/usr/bin/pkill", ["-KILL", "-s", "\(pid)"])
         }
         _ = try? run("/usr/bin/tmux", ["-L", socket, "kill-server"], detached: true)
     }
