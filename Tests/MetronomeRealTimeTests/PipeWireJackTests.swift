@@ -79,13 +79,14 @@ import MetronomeTestSupport
     /// recorder names as missed or taken after its end, and the metronome
     /// counts no more underruns than those stretches. A take the machine
     /// disturbed besides the stall (such a stretch before click 4 or more than
-    /// a second after the stall, or cycles the metronome's client lost and the
-    /// recorder did not) is taken again, twice at most.
+    /// a second after the stall, cycles the metronome's client lost and the
+    /// recorder did not, or a first click that is not the bell) is taken
+    /// again, three times at most.
     @Test(.enabled(if: available))
     func aStalledServerDropsOnlyTheClicksDueInLostCyclesAndKeepsTheGrid() throws {
         try #require(PipeWireSession.jackIsInstalled, "\(Self.needs)")
         let schedule = ClickSchedule(tempo: try Tempo(parsing: "240"), rate: .standard)
-        for attempt in 1...3 {
+        for attempt in 1...4 {
             let session = try PipeWireSession()
             let (metronome, file, found) = try PipeWireTests.takeWithTheServerPaused(milliseconds: 300, ["--jack", "--quiet"], underJack: true,
                                                                                      in: session, schedule: schedule)
@@ -98,7 +99,9 @@ import MetronomeTestSupport
             // Or the metronome's own client lost cycles the recorder did not miss (late on a loaded machine).
             let disturbed = lost.contains { !stall.contains($0.frame) } || session.gapsTheRecorderMissed(file: file) != gaps.count
                 || Self.underruns(in: stderr) > lost.count
-            if disturbed, attempt < 3 { continue }
+                // Or the graph ran the run's first cycle after its end (a loaded machine), and its bell was left out.
+                || first.value >= 0
+            if disturbed, attempt < 4 { continue }
             #expect(metronome.terminationStatus == 0, "\(stderr)")
             #expect(session.gapsTheRecorderMissed(file: file) == gaps.count, "more gaps than the recorder named: \(gaps)")
             let heard = clicksHeard(found, from: first, on: schedule)
