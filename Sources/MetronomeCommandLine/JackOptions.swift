@@ -1,8 +1,6 @@
 import ArgumentParser
 import MetronomeSession
-import MetronomeSupport
 import MetronomeTiming
-import MetronomeTerminal
 
 /// Playing as a JACK client of our own, beside the ALSA path.
 struct JackOptions: ParsableArguments {
@@ -94,13 +92,7 @@ struct JackOptions: ParsableArguments {
     /// exit 66, a malformed one `path:line:column: what is wrong` and exit 65.
     private func readMIDIMap() throws -> MIDIMap? {
         guard let path = midiMap else { return nil }
-        let bytes: [UInt8]
-        do {
-            bytes = try FileContents.read(path, whileWaiting: TerminationSignals.endIfAStopIsPending)
-        } catch {
-            throw SessionError(.unreadable, "cannot read MIDI map '\(path)': \(error.message)")
-        }
-        return try MIDIMap(parsing: bytes, name: path)
+        return try MIDIMap(parsing: try readInputFile(path, cannotRead: "cannot read MIDI map '\(path)'"), name: path)
     }
 
     /// A comma-separated list of JACK port names (`client:port`).

@@ -86,12 +86,7 @@ struct PracticeOptions: ParsableArguments {
     /// exit 66, a malformed one `path:line:column: what is wrong` and exit 65.
     func readMap() throws -> TempoMap? {
         guard let path = tempoMap else { return nil }
-        let bytes: [UInt8]
-        do {
-            bytes = try FileContents.read(path, whileWaiting: TerminationSignals.endIfAStopIsPending)
-        } catch {
-            throw SessionError(.unreadable, "cannot read tempo map '\(path)': \(error.message)")
-        }
+        let bytes = try readInputFile(path, cannotRead: "cannot read tempo map '\(path)'")
         // A MIDI file by its `MThd` whatever its name, or by a `.mid` name on bytes that are no text.
         if MIDIFile.isMIDIFile(bytes, name: path) { return try TempoMap(midi: try MIDIFile(parsing: bytes, name: path), name: path) }
         return try TempoMap(parsing: bytes, name: path)

@@ -30,12 +30,7 @@ struct SetlistOptions: ParsableArguments {
     /// file stops here, before anything plays. `files` are the songs' files, by song.
     func read() throws -> (songs: SongList, files: [(song: String, path: String)])? {
         guard let path = setlist else { return nil }
-        let bytes: [UInt8]
-        do {
-            bytes = try FileContents.read(path, whileWaiting: TerminationSignals.endIfAStopIsPending)
-        } catch {
-            throw SessionError(.unreadable, "cannot read setlist '\(path)': \(error.message)")
-        }
+        let bytes = try readInputFile(path, cannotRead: "cannot read setlist '\(path)'")
         let list = try Setlist(parsing: bytes, name: path)
         let directory = FilePath(path).removingLastComponent()
         var songs: [SongList.Song] = []
@@ -47,12 +42,7 @@ struct SetlistOptions: ParsableArguments {
             case .file(let file):
                 let resolved = file.hasPrefix("/") || path == "-" ? file : directory.appending(file).string
                 files.append((song.name, resolved))
-                let contents: [UInt8]
-                do {
-                    contents = try FileContents.read(resolved, whileWaiting: TerminationSignals.endIfAStopIsPending)
-                } catch {
-                    throw SessionError(.unreadable, "\(path):\(song.line):\(song.column): cannot read '\(resolved)': \(error.message)")
-                }
+                let contents = try readInputFile(resolved, cannotRead: "\(path):\(song.line):\(song.column): cannot read '\(resolved)'")
                 let map: TempoMap
                 do {
                     map = MIDIFile.isMIDIFile(contents, name: resolved)
