@@ -53,6 +53,9 @@ struct JackOptionsTests {
         (["--midi-connect", "a:b"], "--midi-connect applies to --jack only"),
         (["--jack", "--midi-connect", "a:b"], "--midi-connect applies to --midi-notes and --midi-clock only"),
         (["--midi-clock"], "--midi-clock applies to --jack only"),
+        (["--follow-midi-clock"], "--follow-midi-clock applies to --jack only"),
+        (["--jack", "--follow-midi-clock", "--transport", "follow"], "--transport does not mix with --follow-midi-clock: the MIDI clock leads"),
+        (["--jack", "--follow-midi-clock", "--count-in", "1"], "--count-in does not mix with --follow-midi-clock: the MIDI clock leads"),
         (["--jack", "--midi-notes", "--midi-connect", "drums"], "--midi-connect 'drums': port 1 is not a JACK port name"),
     ])
     func aJackOptionThatCannotBeHadIsOneLineAnd64(arguments: [String], says: String) {
