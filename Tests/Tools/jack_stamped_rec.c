@@ -15,7 +15,10 @@
  * time) after it has recorded click number CLICK (counted from 0: a nonzero
  * sample after a zero), it stops the process whose id PIDFILE holds with
  * SIGSTOP for STALL_MS milliseconds, then continues it with SIGCONT, and
- * prints "stalled AT" (AT the frame of the stop, in the file's frames).
+ * prints "stalled AT FOR" (AT the frame of the stop, in the file's frames;
+ * FOR the microseconds between the two signals, on the monotonic clock:
+ * the sleep between them goes to an absolute deadline, so a signal that
+ * interrupts it cannot shorten the stall).
  * With EVERY and COUNT it does so again after every EVERY further clicks it
  * records, COUNT times in all.
  */
@@ -27,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static jack_client_t *client;
@@ -49,10 +53,18 @@ static void stall(const char *pidfile, uint64_t at, int milliseconds) {
         exit(66);
     }
     fclose(file);
+    struct timespec stopped, deadline, continued;
     kill(pid, SIGSTOP);
-    usleep((useconds_t)milliseconds * 1000);
+    clock_gettime(CLOCK_MONOTONIC, &stopped);
+    deadline = stopped;
+    deadline.tv_sec += milliseconds / 1000;
+    deadline.tv_nsec += (long)(milliseconds % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) { deadline.tv_sec += 1; deadline.tv_nsec -= 1000000000L; }
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) != 0) {}
+    clock_gettime(CLOCK_MONOTONIC, &continued);
     kill(pid, SIGCONT);
-    printf("stalled %llu\n", (unsigned long long)at);
+    long long microseconds = (continued.tv_sec - stopped.tv_sec) * 1000000LL + (continued.tv_nsec - stopped.tv_nsec) / 1000;
+    printf("stalled %llu %lld\n", (unsigned long long)at, microseconds);
     fflush(stdout);
 }
 
