@@ -320,7 +320,10 @@ package final class ClickTrack: @unchecked Sendable {
                                                   noteValue: Int? = nil, into output: Output, count: Int) {
         // Where the clicks were not placed yet (the first beat), or were placed elsewhere (a relocated transport),
         // the clock's song moves on from this beat; else the ticks of the beats before are sent up to it.
-        let continues = clockPlaced && !passage.paused && passage.bar(ofClick: nextClick) == (bar, beatInBar)
+        // Components compared, not tuples: a tuple's == builds its type's metadata (an allocation) on first use.
+        let placed = passage.bar(ofClick: nextClick)
+        let sameBeat = placed.bar == bar && placed.beat == beatInBar
+        let continues = clockPlaced && !passage.paused && sameBeat
         if !continues { skipClockTicks(toBeat: nextClick) }
         clockPlaced = true
         sendClockTicks(ofBeatsBefore: nextClick, by: frame)
@@ -329,7 +332,7 @@ package final class ClickTrack: @unchecked Sendable {
         var newNoteValue = passage.meter.noteValue
         if let noteValue, Meter(beatsPerBar: beatsPerBar, noteValue: noteValue) != nil { newNoteValue = noteValue }
         if passage.paused || passage.tempo != tempo || passage.meter.beatsPerBar != beatsPerBar || passage.meter.noteValue != newNoteValue
-            || drift > tolerance || drift < -tolerance || passage.bar(ofClick: nextClick) != (bar, beatInBar) {
+            || drift > tolerance || drift < -tolerance || !sameBeat {
             var next = passage
             let meter = Meter(beatsPerBar: beatsPerBar, noteValue: newNoteValue) ?? passage.meter
             next.grid = ClickSchedule(tempo: tempo, meter: meter, rate: schedule.rate)
