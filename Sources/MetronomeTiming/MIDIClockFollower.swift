@@ -9,6 +9,12 @@
 /// (a quarter note's: a hardware clock's jitter of a millisecond or two moves
 /// it little). Stop stops; a clock that stops coming for longer than 4 of its
 /// intervals (and at least 100 ms) holds the clicks until it comes again.
+/// A clock lost on the way (jack_midi_clock leaves one out at a tempo change
+/// on a cycle's first frame) is counted: an interval between 1.5 and 2.5
+/// times the mean of a full quarter's is two, so the beats stay in phase
+/// (a beat that fell on the lost clock clicks on the clock after it); a
+/// second such interval straight after is a clock that slowed down, and the
+/// clock counted as lost is taken back.
 /// The audio thread's: a fixed buffer, nothing allocated; its own thread only.
 package final class MIDIClockFollower: @unchecked Sendable {
     package let rate: SampleRate
@@ -24,6 +30,10 @@ package final class MIDIClockFollower: @unchecked Sendable {
     private var newest = 0
     /// The frame of the last clock, Start or Continue: what a clock that vanished is measured from.
     private var lastSeen: Int64?
+    /// Whether the last clock came after one counted as lost.
+    private var afterLost = false
+    /// Clocks counted as lost since Start (for the status and the tests).
+    package private(set) var lostClocks = 0
 
     static let intervalsKept = 24
 
@@ -47,20 +57,24 @@ package final class MIDIClockFollower: @unchecked Sendable {
             running = true
             if status == 0xFA { position = 0 }
             lastSeen = frame
+            afterLost = false
         case 0xFC:
             running = false
         case 0xF2:
             position = (Int64(data2 & 0x7F) << 7 | Int64(data1 & 0x7F)) * 6
         case 0xF8:
+            let lost = running ? lostBefore(frame) : 0
             keep(frame)
             guard running else { return }
-            if position % clocksPerBeat == 0, count < clicks.count {
-                let beat = position / clocksPerBeat
+            // This clock's position; a beat on it, or on the lost clock just before it, clicks here.
+            let at = position + lost
+            if at % clocksPerBeat == 0 || (lost == 1 && position % clocksPerBeat == 0), count < clicks.count {
+                let beat = (at % clocksPerBeat == 0 ? at : position) / clocksPerBeat
                 let beats = Int64(meter.beatsPerBar)
                 clicks[count] = FollowedClick(offset: offset, bar: beat / beats + 1, beatInBar: Int(beat % beats))
                 count += 1
             }
-            position += 1
+            position = at + 1
         default:
             break
         }
@@ -99,6 +113,26 @@ package final class MIDIClockFollower: @unchecked Sendable {
         // bpm of quarters = 60 R (kept - 1) / (24 span); of beats, times d / 4.
         let millibeats = (60_000 * rate.framesPerSecond * Int64(kept - 1) * Int64(meter.noteValue) * 2 + 96 * span) / (2 * 96 * span)
         return Tempo(clamping: millibeats)
+    }
+
+    /// Clocks lost before a clock at `frame` (0 or 1); one that came after a
+    /// lost one and is as late again takes it back (-1). Keeps a lost clock's
+    /// frame (halfway) among the intervals.
+    private func lostBefore(_ frame: Int64) -> Int64 {
+        let wasAfterLost = afterLost
+        afterLost = false
+        guard kept == Self.intervalsKept + 1, let mean = meanInterval, mean > 0 else { return 0 }
+        let interval = frame - frames[newest]
+        guard 2 * interval > 3 * mean && 2 * interval < 5 * mean else { return 0 }
+        if wasAfterLost {
+            lostClocks -= 1
+            kept = 1
+            return -1
+        }
+        afterLost = true
+        lostClocks += 1
+        keep(frames[newest] + interval / 2)
+        return 1
     }
 
     private func keep(_ frame: Int64) {

@@ -93,6 +93,35 @@ import MetronomePendulum
         #expect(follower.plays(at: 229_000))
     }
 
+    /// A clock lost on the way (jack_midi_clock's at a tempo change on a
+    /// cycle boundary): the long interval counts as two clocks, so every
+    /// later beat is on the clock the source meant; a beat that fell on the
+    /// lost clock clicks on the one after it; the tempo is not halved.
+    @Test func aLostClockIsCountedSoTheBeatsStayInPhase() throws {
+        var messages: [(Int64, UInt8, UInt8, UInt8)] = [(0, 0xFA, 0, 0)]
+        // Clock 40 lost, then clock 48 (a beat) lost.
+        messages += clocks(0..<96, every: 1_000, from: 100).enumerated().filter { $0.offset != 40 && $0.offset != 48 + 24 }.map(\.element)
+        let (clicks, follower) = try follow(messages)
+        #expect(clicks == [[100, 1, 0], [24_100, 1, 1], [48_100, 1, 2], [73_100, 1, 3]])
+        #expect(follower.lostClocks == 2)
+        #expect(follower.tempo == Tempo(bpm: 120))
+    }
+
+    /// A clock whose intervals double and stay doubled slowed down: the clock
+    /// counted as lost at the first long interval is taken back, and the beats
+    /// go on every 24 clocks at the new tempo.
+    @Test func aClockThatHalvesItsTempoIsNotCountedAsLost() throws {
+        var messages: [(Int64, UInt8, UInt8, UInt8)] = [(0, 0xFA, 0, 0)]
+        messages += clocks(0..<48, every: 1_000, from: 100)
+        messages += clocks(1..<60, every: 2_000, from: 47_100)
+        let (clicks, follower) = try follow(messages)
+        // Clock 48 (beat 2) at 49 100 counted as clock 49, with a click; taken back at clock 49 (51 100).
+        #expect(clicks.prefix(3) == [[100, 1, 0], [24_100, 1, 1], [49_100, 1, 2]])
+        #expect(clicks.dropFirst(3).first == [47_100 + 25 * 2_000, 1, 3])
+        #expect(follower.lostClocks == 0)
+        #expect(follower.tempo == Tempo(bpm: 60))
+    }
+
     /// Through the JACK playback: the clicks sound on the frames of the
     /// clocks that fall on beats, and the messages go to the follower, not
     /// to the keys; Space does not start or stop what the clock leads.
