@@ -12,7 +12,8 @@
 /// A clock lost on the way (jack_midi_clock leaves one out at a tempo change
 /// on a cycle's first frame) is counted: an interval between 1.5 and 2.5
 /// times the mean of a full quarter's is two, so the beats stay in phase
-/// (a beat that fell on the lost clock clicks on the clock after it); a
+/// (a beat that fell on the lost clock clicks halfway between its
+/// neighbours, or at the start of the cycle the next one came in); a
 /// second such interval straight after is a clock that slowed down, and the
 /// clock counted as lost is taken back.
 /// The audio thread's: a fixed buffer, nothing allocated; its own thread only.
@@ -63,15 +64,19 @@ package final class MIDIClockFollower: @unchecked Sendable {
         case 0xF2:
             position = (Int64(data2 & 0x7F) << 7 | Int64(data1 & 0x7F)) * 6
         case 0xF8:
+            let previous = frames[newest]
             let lost = running ? lostBefore(frame) : 0
             keep(frame)
             guard running else { return }
-            // This clock's position; a beat on it, or on the lost clock just before it, clicks here.
+            // This clock's position; a beat on it clicks here. A beat on the lost clock just before
+            // it clicks where that clock would have been (halfway), or as early in this cycle as can be.
             let at = position + lost
-            if at % clocksPerBeat == 0 || (lost == 1 && position % clocksPerBeat == 0), count < clicks.count {
-                let beat = (at % clocksPerBeat == 0 ? at : position) / clocksPerBeat
+            let onLost = lost == 1 && position % clocksPerBeat == 0
+            if at % clocksPerBeat == 0 || onLost, count < clicks.count {
+                let beat = (onLost ? position : at) / clocksPerBeat
                 let beats = Int64(meter.beatsPerBar)
-                clicks[count] = FollowedClick(offset: offset, bar: beat / beats + 1, beatInBar: Int(beat % beats))
+                let early = onLost ? Int(frame - (previous + (frame - previous) / 2)) : 0
+                clicks[count] = FollowedClick(offset: max(0, offset - early), bar: beat / beats + 1, beatInBar: Int(beat % beats))
                 count += 1
             }
             position = at + 1

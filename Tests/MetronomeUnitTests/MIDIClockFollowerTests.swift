@@ -96,14 +96,21 @@ import MetronomePendulum
     /// A clock lost on the way (jack_midi_clock's at a tempo change on a
     /// cycle boundary): the long interval counts as two clocks, so every
     /// later beat is on the clock the source meant; a beat that fell on the
-    /// lost clock clicks on the one after it; the tempo is not halved.
+    /// lost clock clicks halfway between its neighbours where that is in the
+    /// cycle the next came in, else at that cycle's start; the tempo is not halved.
     @Test func aLostClockIsCountedSoTheBeatsStayInPhase() throws {
         var messages: [(Int64, UInt8, UInt8, UInt8)] = [(0, 0xFA, 0, 0)]
         // Clock 40 lost, then clock 48 (a beat) lost.
         messages += clocks(0..<96, every: 1_000, from: 100).enumerated().filter { $0.offset != 40 && $0.offset != 48 + 24 }.map(\.element)
         let (clicks, follower) = try follow(messages)
-        #expect(clicks == [[100, 1, 0], [24_100, 1, 1], [48_100, 1, 2], [73_100, 1, 3]])
+        // Clock 72 (71 100 + 1 000) is in the cycle from 72 704 too early: that cycle's start.
+        #expect(clicks == [[100, 1, 0], [24_100, 1, 1], [48_100, 1, 2], [72_704, 1, 3]])
         #expect(follower.lostClocks == 2)
+        // From 130: clock 48 (48 130) lost in the cycle (48 128 ..< 49 152) that brings clock 49: it clicks there.
+        var shifted: [(Int64, UInt8, UInt8, UInt8)] = [(0, 0xFA, 0, 0)]
+        shifted += clocks(0..<60, every: 1_000, from: 130).enumerated().filter { $0.offset != 48 }.map(\.element)
+        let (halfway, _) = try follow(shifted)
+        #expect(halfway.last == [48_130, 1, 2])
         #expect(follower.tempo == Tempo(bpm: 120))
     }
 
@@ -115,8 +122,9 @@ import MetronomePendulum
         messages += clocks(0..<48, every: 1_000, from: 100)
         messages += clocks(1..<60, every: 2_000, from: 47_100)
         let (clicks, follower) = try follow(messages)
-        // Clock 48 (beat 2) at 49 100 counted as clock 49, with a click; taken back at clock 49 (51 100).
-        #expect(clicks.prefix(3) == [[100, 1, 0], [24_100, 1, 1], [49_100, 1, 2]])
+        // Clock 48 (beat 2) at 49 100 counted as clock 49 after a lost beat, which clicks at its cycle's
+        // start (48 128); taken back at clock 49 (51 100).
+        #expect(clicks.prefix(3) == [[100, 1, 0], [24_100, 1, 1], [48_128, 1, 2]])
         #expect(clicks.dropFirst(3).first == [47_100 + 25 * 2_000, 1, 3])
         #expect(follower.lostClocks == 0)
         #expect(follower.tempo == Tempo(bpm: 60))
