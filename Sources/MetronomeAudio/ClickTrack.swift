@@ -315,7 +315,9 @@ package final class ClickTrack: @unchecked Sendable {
     /// Starts the click of beat `beatInBar` of `bar` at `frame`, where something else
     /// (a Link session, a JACK transport) placed it; the passage follows it for the
     /// picture and the keys: a new one when the tempo or the bar changes or the
-    /// click lies more than a millisecond off its grid.
+    /// click lies more than a millisecond off its grid; with a MIDI clock, when
+    /// it lies off its grid at all, so the beat's first clock is on its click
+    /// (Link places beats a frame either side of an even grid).
     private func startPlaced<Output: ClickOutput>(at frame: Int64, bar: Int64, beatInBar: Int64, tempo: Tempo, beatsPerBar: Int,
                                                   noteValue: Int? = nil, into output: Output, count: Int) {
         // Where the clicks were not placed yet (the first beat), or were placed elsewhere (a relocated transport),
@@ -332,7 +334,7 @@ package final class ClickTrack: @unchecked Sendable {
         var newNoteValue = passage.meter.noteValue
         if let noteValue, Meter(beatsPerBar: beatsPerBar, noteValue: noteValue) != nil { newNoteValue = noteValue }
         if passage.paused || passage.tempo != tempo || passage.meter.beatsPerBar != beatsPerBar || passage.meter.noteValue != newNoteValue
-            || drift > tolerance || drift < -tolerance || !sameBeat {
+            || drift > tolerance || drift < -tolerance || !sameBeat || (clockInBlock != nil && drift != 0) {
             var next = passage
             let meter = Meter(beatsPerBar: beatsPerBar, noteValue: newNoteValue) ?? passage.meter
             next.grid = ClickSchedule(tempo: tempo, meter: meter, rate: schedule.rate)

@@ -63,6 +63,49 @@ extension LinkPeerTests {
         }
     }
 
+    /// `--midi-clock` in LinkHut's session (`--jack`): the clock runs on
+    /// Link's beats: its first message after the clocks alone is a Song
+    /// Position and a Start or Continue on the first click's frame; from it
+    /// every click is the first of 24 clocks on the same frame, and the
+    /// 24 between two clicks (from the third) split the beat evenly, each within 2 frames
+    /// (Link's beats are whole frames a frame either side of its tempo's
+    /// even grid; the clock splits the tempo's beat).
+    @Test(.enabled(if: (LinkBand.isAvailable && TransportProbe.isInstalled) || required))
+    func theClockOutRunsOnLinksBeats() throws {
+        try #require(LinkBand.isAvailable && TransportProbe.isInstalled, "LinkHut, jackd2, python3-jack-client and clang are needed: run scripts/setup --test")
+        for attempt in 1...3 {
+            let band = try LinkBand(bpm: 127)
+            let file = band.hut.home.file("clock.jsonl")
+            let recorder = try TransportProbe(environment: band.hut.environment, home: band.hut.home, ["midi", "-", "8", file, "audio"], name: "clock")
+            try recorder.wait(forLine: "recording")
+            let metronome = try band.jackMetronome(["--link", "--bpm", "90", "--duration", "12", "--midi-clock", "--midi-connect", "probe_midi:in"],
+                                                   connect: "probe_midi:audio")
+            defer { metronome.stop(sending: "") }
+            #expect(recorder.finish() == 0, "\(recorder.log)")
+            if band.hut.serverHadXrun, attempt < 3 { continue }
+            let rows = try TransportProbe.rows(file)
+            func frame(_ row: [String: Any]) -> Int64 { (row["frameTime"] as? NSNumber)?.int64Value ?? -1 }
+            let messages = rows.compactMap { row in (row["bytes"] as? [Int]).map { (frame: frame(row), bytes: $0) } }
+            let clicks = rows.filter { $0["sample"] != nil }.map(frame)
+            let first = try #require(clicks.first, "no click: \(messages.prefix(4))")
+            let others = messages.filter { $0.bytes != [0xF8] }
+            try #require(others.count >= 2, "\(others)")
+            #expect(others[0].bytes.first == 0xF2 && others[0].frame == first, "\(others.prefix(2)), first click at \(first)")
+            #expect([[0xFA], [0xFB]].contains(others[1].bytes) && others[1].frame == first, "\(others.prefix(2)), first click at \(first)")
+            let clocks = messages.filter { $0.bytes == [0xF8] && $0.frame >= first }.map(\.frame)
+            try #require(clicks.count >= 10 && clocks.count >= 24 * (clicks.count - 1), "\(clicks.count) clicks, \(clocks.count) clocks")
+            #expect((0..<clicks.count).allSatisfy { clocks[$0 * 24] == clicks[$0] }, "clicks \(clicks), beat clocks \(stride(from: 0, to: clocks.count, by: 24).map { clocks[$0] })")
+            // From the third beat: the first two can still be settling onto the session's line (a frame or two more).
+            let uneven = (2..<clicks.count - 1).filter { beat in
+                let span = clicks[beat + 1] - clicks[beat]
+                return (1..<24).contains { tick in abs((clocks[beat * 24 + tick] - clicks[beat]) * 24 - span * Int64(tick)) > 48 }
+            }
+            #expect(uneven.isEmpty, "beats whose clocks are uneven: \(uneven.map { beat in (clicks[beat + 1] - clicks[beat], (0...24).map { clocks[beat * 24 + $0] - clicks[beat] }) })")
+            print("MIDI clock in LinkHut's session: \(clicks.count) clicks, \(clocks.count) clocks, attempt \(attempt)")
+            return
+        }
+    }
+
     /// Two metronomes join LinkHut's session at other tempi, one on a terminal:
     /// its status line shows both peers; they click within 1 ms of each other
     /// and 3 ms of LinkHut, bells together on its downbeats; its Up key (+1 bpm)

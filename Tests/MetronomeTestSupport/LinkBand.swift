@@ -72,9 +72,9 @@ package final class LinkBand {
         try metronome(output: ["--device", device], name: device, arguments, namespace: namespace)
     }
 
-    /// The metronome `metA` as a JACK client of its own (`--jack`), its port to the recorder's channel 1.
-    package func jackMetronome(_ arguments: [String]) throws -> PeerProcess {
-        try metronome(output: ["--jack", "--jack-name", "metA", "--connect", "multirec:in_2"], name: "JACK client metA", arguments)
+    /// The metronome `metA` as a JACK client of its own (`--jack`), its port to the recorder's channel 1 (or to `port`).
+    package func jackMetronome(_ arguments: [String], connect port: String = "multirec:in_2") throws -> PeerProcess {
+        try metronome(output: ["--jack", "--jack-name", "metA", "--connect", port], name: "JACK client metA", arguments)
     }
 
     /// A metronome playing through `output` (options), called `name` in messages.

@@ -16,14 +16,19 @@ package final class TransportProbe {
     package let logPath: String
 
     /// The probe with `arguments`; with `executable`, that program instead (`jack_transport`), driven the same way.
-    package init(on loopback: JackLoopback, _ arguments: [String], name: String, executable: String? = nil) throws {
-        logPath = loopback.home.file("\(name).log")
+    package convenience init(on loopback: JackLoopback, _ arguments: [String], name: String, executable: String? = nil) throws {
+        try self.init(environment: loopback.environment, home: loopback.home, arguments, name: name, executable: executable)
+    }
+
+    /// The probe on the server `environment` names (LinkHut's), its log in `home`.
+    package init(environment: [String: String], home: TemporaryDirectory, _ arguments: [String], name: String, executable: String? = nil) throws {
+        logPath = home.file("\(name).log")
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable ?? "/usr/bin/python3")
         process.arguments = executable == nil ? [Self.script] + arguments : arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(loopback.environment) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         input = Pipe()
         process.standardInput = input
         process.standardOutput = log
