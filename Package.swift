@@ -36,6 +36,12 @@ let package = Package(
             name: "CJack",
             providers: [.apt(["libjack-jackd2-dev"])]
         ),
+        // liblo (Debian's liblo-dev): OSC's codec, linked.
+        .systemLibrary(
+            name: "CLiblo",
+            pkgConfig: "liblo",
+            providers: [.apt(["liblo-dev"])]
+        ),
         // Ableton Link (Debian's ableton-link-dev, header-only, in /usr/include/ableton)
         // behind a C API: one C++ file, so Link and asio compile once.
         .target(
@@ -56,6 +62,7 @@ let package = Package(
         .target(name: "MetronomeRender", dependencies: ["MetronomeSupport", "MetronomeTiming", "MetronomeAudio", "CSndFile", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "MetronomePendulum", dependencies: ["MetronomeSupport", "MetronomeTiming"]),
         .target(name: "MetronomeTerminal", dependencies: ["MetronomeSupport"]),
+        .target(name: "MetronomeOSC", dependencies: ["MetronomeSupport", "MetronomeTiming", "CLiblo", .product(name: "SystemPackage", package: "swift-system")]),
         .target(
             name: "MetronomeListening",
             dependencies: ["MetronomeSupport", "MetronomeTiming", "MetronomeAudio", "MetronomeRender", "MetronomePendulum",
@@ -64,13 +71,14 @@ let package = Package(
         .target(
             name: "MetronomeSession",
             dependencies: ["MetronomeSupport", "MetronomeTiming", "MetronomeLink", "MetronomeAudio", "MetronomeRender",
-                           "MetronomePendulum", "MetronomeTerminal", "MetronomeListening", .product(name: "SystemPackage", package: "swift-system")]
+                           "MetronomePendulum", "MetronomeTerminal", "MetronomeOSC", "MetronomeListening",
+                           .product(name: "SystemPackage", package: "swift-system")]
         ),
         .target(
             name: "MetronomeCommandLine",
             dependencies: [
                 "MetronomeSupport", "MetronomeTiming", "MetronomeAudio", "MetronomeRender", "MetronomePendulum",
-                "MetronomeTerminal", "MetronomeSession",
+                "MetronomeTerminal", "MetronomeOSC", "MetronomeSession",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -109,7 +117,7 @@ let package = Package(
         .testTarget(
             name: "MetronomeUnitTests",
             dependencies: ["MetronomeTestSupport", "MetronomeSupport", "MetronomeTiming", "MetronomeLink", "MetronomeAudio",
-                           "MetronomeRender", "MetronomePendulum", "MetronomeTerminal", "MetronomeListening",
+                           "MetronomeRender", "MetronomePendulum", "MetronomeTerminal", "MetronomeOSC", "MetronomeListening",
                            "MetronomeSession", "MetronomeCommandLine", "CAllocationCounter", "CSndFile",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             exclude: ["Snapshots", "PCMDumps"]
@@ -117,7 +125,7 @@ let package = Package(
         .testTarget(
             name: "MetronomeRealTimeTests",
             dependencies: ["MetronomeTestSupport", "MetronomeSupport", "MetronomeTiming", "MetronomeLink", "MetronomeAudio",
-                           "MetronomeRender", "MetronomePendulum", "MetronomeTerminal", "MetronomeListening",
+                           "MetronomeRender", "MetronomePendulum", "MetronomeTerminal", "MetronomeOSC", "MetronomeListening",
                            "MetronomeSession", "MetronomeCommandLine", "CAllocationCounter", "CSndFile",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),

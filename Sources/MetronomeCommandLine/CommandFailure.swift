@@ -2,6 +2,7 @@ import ArgumentParser
 import MetronomeTiming
 import MetronomeAudio
 import MetronomeRender
+import MetronomeOSC
 import MetronomeSession
 
 /// Every way the command can fail, as the user sees it: one line and a
@@ -59,6 +60,11 @@ package struct CommandFailure: Error, Equatable, Sendable {
             case .unreadable: .noInput
             case .unwritable: .cannotCreate
             case .failed: .software
+            }
+        case let error as OSCError:
+            exit = switch error.kind {
+            case .badAddress: .usage
+            case .unavailable: .unavailable
             }
         case let error as RenderError:
             exit = switch error.kind {

@@ -24,6 +24,7 @@ public struct MetronomeCommand: ParsableCommand {
               metronome --bpm 80 --step 2/4 --until 120
               metronome --tempo-map song.txt --start-at chorus --loop
               metronome --link --bpm 120
+              metronome --bpm 120 --osc 9000   (klick's OSC commands, UDP port 9000)
               metronome --calibrate --input-device hw:1   (once: the round trip)
               metronome --bpm 96 --inspect --input-device hw:1
               metronome --tempo-map song.txt --output song.wav
@@ -70,6 +71,9 @@ public struct MetronomeCommand: ParsableCommand {
 
     @OptionGroup(title: "Listening back")
     var inspector: InspectorOptions
+
+    @OptionGroup(title: "Remote control")
+    var osc: OSCOptions
 
     /// `--verbose` or `--quiet`, each as often as given: one of them a run.
     @Flag var verbosity: [VerbosityFlag] = []

@@ -42,12 +42,13 @@ extension MetronomeCommand {
         let jack = try self.jack.settings(device: device, output: output, practice: practice, setlist: setlist, link: link)
         let link = try link.settings(practice: practice, output: output, setlist: setlist)
         let inspector = try inspector.settings(output: output.output, link: link != nil)
+        let osc = try self.osc.settings(output: output)
         if inspector?.mode == .calibrate, length == .endless { length = .bars(4) }
         let destination: Settings.Destination = if let file {
             .file(path: file.path, format: file.format)
         } else {
             .live(Settings.Live(output: try jack.map(Settings.Output.jack) ?? .alsa(device: device.device, latency: try device.latency?.value()),
-                                link: link, inspector: inspector))
+                                link: link, inspector: inspector, osc: osc))
         }
         let outputs = Settings.outputs(of: destination, trace: output.trace)
         try checkOutputs(outputs, listening: inspector != nil)

@@ -2,6 +2,7 @@ import Glibc
 import MetronomeSupport
 import MetronomeTiming
 import MetronomeAudio
+import MetronomeOSC
 import MetronomeTerminal
 
 /// The main thread while the audio thread plays: it waits for the next frame
@@ -32,11 +33,16 @@ final class LiveLoop {
     /// `--follow-midi-clock`: its source starts and stops the clicks, not Space.
     private let midiClockLeads: Bool
     private var controllerValues: [UInt8] = []
+    /// `--osc PORT`: klick's namespace over UDP, its packets taken each wake.
+    private let osc: OSCSocket?
+    /// OSC messages of klick's namespace refused for their types.
+    private(set) var refusedOSC = 0
 
     init(settings: Settings, playback: any ClickPlayer, screen: any LiveScreen, input: any LiveInput,
          clock: any Timekeeper = MonotonicClock(), trace: Trace?, clickLog: ClickLog, passageLog: LockFreeQueue<Passage>,
          controller: PracticeController, songs: SongSwitcher? = nil, inspection: Inspection? = nil, midiMap: MIDIMap? = nil,
-         midiClockLeads: Bool = false, midiLearn: Bool = false) {
+         midiClockLeads: Bool = false, midiLearn: Bool = false, osc: OSCSocket? = nil) {
+        self.osc = osc
         self.midiClockLeads = midiClockLeads
         self.midiMap = midiMap
         self.midiLearn = midiLearn
@@ -73,11 +79,12 @@ final class LiveLoop {
             let now = clock.now()
             // A frame when one is due; a key or a signal in between wakes the loop without moving the frames.
             if now >= view.nextWake { frame(at: now, &view) }
-            // MIDI in is taken each wake: at least every 10 ms while a port may bring it.
+            // MIDI in and OSC are taken each wake: at least every 10 ms while a port may bring them.
             var wait = view.waitMilliseconds(at: clock.now())
-            if playback.receivedMIDI != nil { wait = min(wait, 10) }
+            if playback.receivedMIDI != nil || osc != nil { wait = min(wait, 10) }
             let (signal, keyReady) = input.wait(milliseconds: wait)
             takeMIDI(&view)
+            takeOSC(&view)
             if let signal {
                 switch signal {
                 case SIGWINCH:
@@ -145,6 +152,30 @@ final class LiveLoop {
                   let response = midiMap.response(to: message.status, message.data1, message.data2, lastValues: &controllerValues) else { continue }
             if midiClockLeads, case .action(let action) = response, action == .startStop || action == .start || action == .stop { continue }
             for reaction in view.respond(to: response, heardFrame: received.heardFrame, at: clock.now()) { act(on: reaction) }
+        }
+    }
+
+    /// The OSC packets waiting (`--osc`), at most 64 a wake so a flood never holds up a frame:
+    /// each message of klick's namespace acted on as its key would be, replies sent from our port.
+    private func takeOSC(_ view: inout LiveView) {
+        guard let osc else { return }
+        for _ in 0..<64 {
+            guard let (messages, sender) = osc.receive() else { return }
+            for message in messages {
+                switch KlickNamespace.request(for: message) {
+                case .ping(let replyTo):
+                    osc.send(OSCMessage("/klick/pong"), to: replyTo.flatMap(OSCPeer.init(url:)) ?? sender)
+                case .quit:
+                    playback.stop()
+                case .control(let response):
+                    if midiClockLeads, case .action(let action) = response, action == .start || action == .stop { continue }
+                    for reaction in view.respond(to: response, at: clock.now(), sample: playback.position.snapshot()) { act(on: reaction) }
+                case .refused:
+                    refusedOSC += 1
+                case nil:
+                    continue
+                }
+            }
         }
     }
 

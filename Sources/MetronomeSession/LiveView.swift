@@ -201,6 +201,11 @@ struct LiveView {
         return press(keys, heardFrame: heardClock.heardFrame(at: now, sample: sample), at: now)
     }
 
+    /// What a control message asks (an OSC message), as its key would, a tap counting from the frame heard now.
+    mutating func respond(to response: MIDIMap.Response, at now: MonotonicInstant, sample: Sample) -> [Reaction] {
+        respond(to: response, heardFrame: heardClock.heardFrame(at: now, sample: sample), at: now)
+    }
+
     /// What a MIDI message bound in the map does (`--midi-in`), as its key
     /// would; a tap counts from `heardFrame`, the frame heard when it came in.
     mutating func respond(to response: MIDIMap.Response, heardFrame: Int64, at now: MonotonicInstant) -> [Reaction] {

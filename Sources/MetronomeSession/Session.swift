@@ -3,6 +3,7 @@ import MetronomeSupport
 import MetronomeTiming
 import MetronomeLink
 import MetronomeAudio
+import MetronomeOSC
 import MetronomeRender
 import MetronomeTerminal
 import MetronomeListening
@@ -82,6 +83,8 @@ package enum Session {
         var sounds = try loadSounds(settings, rate: settings.rate)
         // Its name checked and its file made before the take, not after it.
         let report = try live.inspector?.report.map { path throws(RenderError) in try InspectorReport(path: path, force: settings.force) }
+        // The OSC port taken before the device is opened: one in use ends the run before anything plays.
+        let osc = try live.osc.map { try OSCSocket(host: $0.host, port: $0.port) }
         let memoryLocked = RealTimeScheduling.lockMemory()
         let output = try open(live.output, settings: settings)
         if output.rate != settings.rate {
@@ -140,7 +143,7 @@ package enum Session {
                                clickLog: clickLog, passageLog: passageLog, controller: controller, songs: songs,
                                inspection: inspection, midiMap: live.output.jackSettings.flatMap { $0.midiIn ? $0.midiMap : nil },
                                midiClockLeads: live.output.jackSettings?.followMIDIClock ?? false,
-                               midiLearn: live.output.jackSettings?.midiLearn ?? false).run()
+                               midiLearn: live.output.jackSettings?.midiLearn ?? false, osc: osc).run()
         feeding?.stop()
         if let inspection, outcome == .finished || outcome == .stoppedBy(signal: SIGINT) {
             try conclude(inspection, report: report, settings: settings, output: output)

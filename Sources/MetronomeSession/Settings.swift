@@ -58,11 +58,15 @@ package struct Settings: Sendable, Equatable {
         package let link: LinkSettings?
         /// `--inspect` or `--calibrate`: listening to the player, if asked.
         package let inspector: InspectorSettings?
+        /// `--osc PORT`: remote control over OSC, if asked.
+        package let osc: OSCSettings?
 
-        package init(output: Output = .alsa(device: nil, latency: nil), link: LinkSettings? = nil, inspector: InspectorSettings? = nil) {
+        package init(output: Output = .alsa(device: nil, latency: nil), link: LinkSettings? = nil, inspector: InspectorSettings? = nil,
+                     osc: OSCSettings? = nil) {
             self.output = output
             self.link = link
             self.inspector = inspector
+            self.osc = osc
         }
 
         /// The ALSA device asked for; nil for `default` or a JACK client.
@@ -278,5 +282,17 @@ package struct InspectorSettings: Sendable, Equatable {
         self.inputDevice = inputDevice
         self.inputLatencyMilliseconds = inputLatencyMilliseconds
         self.report = report
+    }
+}
+
+/// `--osc PORT` and `--osc-host ADDR`: an OSC server over UDP on that port of that address.
+package struct OSCSettings: Sendable, Equatable {
+    /// A numeric address of this machine's: 127.0.0.1 unless asked.
+    package let host: String
+    package let port: Int
+
+    package init(host: String = "127.0.0.1", port: Int) {
+        self.host = host
+        self.port = port
     }
 }

@@ -1,0 +1,128 @@
+import CLiblo
+
+/// One argument of an OSC message, by its type tag.
+package enum OSCArgument: Sendable, Equatable {
+    case int32(Int32)
+    case int64(Int64)
+    case float(Float)
+    case double(Double)
+    case string(String)
+    /// Any other type (a blob, a timetag, true, nil, …), by its tag.
+    case other(UInt8)
+
+    /// The number it carries, where one is expected: `,i`, `,h`, `,f` and `,d` as klick's
+    /// library takes them; nil for any other type.
+    package var number: Double? {
+        switch self {
+        case .int32(let value): Double(value)
+        case .int64(let value): Double(value)
+        case .float(let value): Double(value)
+        case .double(let value): value
+        case .string, .other: nil
+        }
+    }
+
+    /// The whole number it carries, where one is expected: `,i` and `,h`, and a float or double
+    /// that is whole; nil for any other.
+    package var integer: Int64? {
+        switch self {
+        case .int32(let value): return Int64(value)
+        case .int64(let value): return value
+        case .float, .double:
+            guard let number, number.rounded() == number, abs(number) < 1e15 else { return nil }
+            return Int64(number)
+        case .string, .other: return nil
+        }
+    }
+
+    package var text: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+}
+
+/// An OSC message: its address pattern and its arguments. Decoded and encoded
+/// by liblo; bundles are opened here, a bundle in a bundle in a bundle at most.
+package struct OSCMessage: Sendable, Equatable {
+    package let path: String
+    package let arguments: [OSCArgument]
+
+    package init(_ path: String, _ arguments: [OSCArgument] = []) {
+        self.path = path
+        self.arguments = arguments
+    }
+
+    /// How deep bundles may nest: deeper is a malformed packet.
+    package static let deepestBundle = 3
+
+    /// The messages of one packet (a message, or a bundle of them), or nil for
+    /// a malformed packet: nothing of it is taken.
+    package static func decode(_ packet: UnsafeRawBufferPointer) -> [OSCMessage]? {
+        var messages: [OSCMessage] = []
+        return decode(packet, depth: 0, into: &messages) ? messages : nil
+    }
+
+    private static func decode(_ packet: UnsafeRawBufferPointer, depth: Int, into messages: inout [OSCMessage]) -> Bool {
+        guard packet.count >= 4, packet.count % 4 == 0, let base = packet.baseAddress else { return false }
+        if packet.count >= 16, packet.prefix(8).elementsEqual("#bundle\0".utf8) {
+            guard depth < deepestBundle else { return false }
+            // "#bundle", a timetag, then elements each after its size (big-endian).
+            var offset = 16
+            while offset < packet.count {
+                guard offset + 4 <= packet.count else { return false }
+                let size = Int(UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+                offset += 4
+                guard size > 0, size <= packet.count - offset,
+                      decode(UnsafeRawBufferPointer(rebasing: packet[offset..<offset + size]), depth: depth + 1, into: &messages) else { return false }
+                offset += size
+            }
+            return true
+        }
+        guard packet[0] == UInt8(ascii: "/"), let end = packet.firstIndex(of: 0) else { return false }
+        var result: Int32 = 0
+        // liblo reads but does not write the data; its signature is not const.
+        guard let message = lo_message_deserialise(UnsafeMutableRawPointer(mutating: base), packet.count, &result) else { return false }
+        defer { lo_message_free(message) }
+        let path = String(decoding: packet[0..<end], as: UTF8.self)
+        let count = Int(lo_message_get_argc(message))
+        var arguments: [OSCArgument] = []
+        arguments.reserveCapacity(count)
+        if count > 0, let types = lo_message_get_types(message), let values = lo_message_get_argv(message) {
+            for index in 0..<count {
+                let tag = UInt8(bitPattern: types[index])
+                guard let value = values[index] else { return false }
+                switch tag {
+                case UInt8(ascii: "i"): arguments.append(.int32(value.pointee.i))
+                case UInt8(ascii: "h"): arguments.append(.int64(value.pointee.h))
+                case UInt8(ascii: "f"): arguments.append(.float(value.pointee.f))
+                case UInt8(ascii: "d"): arguments.append(.double(value.pointee.d))
+                case UInt8(ascii: "s"), UInt8(ascii: "S"):
+                    arguments.append(.string(String(cString: UnsafeRawPointer(value).assumingMemoryBound(to: CChar.self))))
+                default: arguments.append(.other(tag))
+                }
+            }
+        }
+        messages.append(OSCMessage(path, arguments))
+        return true
+    }
+
+    /// The message as a packet, encoded by liblo.
+    package func encoded() -> [UInt8] {
+        guard let message = lo_message_new() else { return [] }
+        defer { lo_message_free(message) }
+        for argument in arguments {
+            switch argument {
+            case .int32(let value): lo_message_add_int32(message, value)
+            case .int64(let value): lo_message_add_int64(message, value)
+            case .float(let value): lo_message_add_float(message, value)
+            case .double(let value): lo_message_add_double(message, value)
+            case .string(let value): lo_message_add_string(message, value)
+            case .other: continue
+            }
+        }
+        let length = lo_message_length(message, path)
+        var bytes = [UInt8](repeating: 0, count: length)
+        bytes.withUnsafeMutableBytes { _ = lo_message_serialise(message, path, $0.baseAddress, nil) }
+        return bytes
+    }
+}

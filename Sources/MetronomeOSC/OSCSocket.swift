@@ -1,0 +1,140 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLiblo
+import SystemPackage
+
+/// Where a packet came from, or goes: an IPv4 or IPv6 socket address.
+package struct OSCPeer: Sendable, Equatable {
+    fileprivate var storage = sockaddr_storage()
+    fileprivate var length = socklen_t(0)
+
+    package static func == (left: OSCPeer, right: OSCPeer) -> Bool {
+        guard left.length == right.length else { return false }
+        var a = left.storage, b = right.storage
+        return memcmp(&a, &b, Int(left.length)) == 0
+    }
+
+    /// The peer an OSC URL names (`osc.udp://HOST:PORT/`, as klick's return
+    /// addresses are written), resolved by number only; nil if it names none.
+    package init?(url: String) {
+        guard let address = lo_address_new_from_url(url) else { return nil }
+        defer { lo_address_free(address) }
+        guard lo_address_get_protocol(address) == LO_UDP, let host = lo_address_get_hostname(address),
+              let port = lo_address_get_port(address) else { return nil }
+        self.init(host: String(cString: host), port: String(cString: port))
+    }
+
+    /// The peer at numeric `host` and `port`; nil if they are not numbers.
+    package init?(host: String, port: String) {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+        hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, port, &hints, &found) == 0, let first = found else { return nil }
+        defer { freeaddrinfo(found) }
+        memcpy(&storage, first.pointee.ai_addr, Int(first.pointee.ai_addrlen))
+        length = first.pointee.ai_addrlen
+    }
+
+    fileprivate init() {}
+
+    /// `HOST:PORT`, numeric, as a line shows it.
+    package var description: String {
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST)), service = [CChar](repeating: 0, count: Int(NI_MAXSERV))
+        var address = storage
+        let failed = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                getnameinfo($0, length, &host, socklen_t(host.count), &service, socklen_t(service.count), NI_NUMERICHOST | NI_NUMERICSERV)
+            }
+        }
+        guard failed == 0 else { return "?" }
+        func text(_ characters: [CChar]) -> String {
+            String(decoding: characters.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        return "\(text(host)):\(text(service))"
+    }
+}
+
+/// An OSC server's UDP socket, bound to one address (loopback unless asked),
+/// never blocking: packets are taken when the loop wakes, replies sent from
+/// the same port (as klick's are). Owns its descriptor.
+package final class OSCSocket {
+    package let descriptor: Int32
+    /// The port it is bound to (the one asked, or the one given for 0).
+    package let port: Int
+    /// Packets read that were not OSC (malformed, a bundle too deep): counted and dropped.
+    package private(set) var malformed = 0
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)
+
+    /// A socket bound to `host` (a numeric address) and `port` (0: any free one).
+    package init(host: String, port: Int) throws {
+        guard (0...65_535).contains(port) else { throw OSCError(.unavailable, "--osc \(port) is no port: one from 1 to 65535") }
+        guard let address = OSCPeer(host: host, port: String(port)) else {
+            throw OSCError(.badAddress, "--osc-host '\(host)' is no numeric address (127.0.0.1, ::1, 0.0.0.0)")
+        }
+        var bound = address.storage
+        let family = Int32(bound.ss_family)
+        let descriptor = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw OSCError(.unavailable, "the OSC server cannot open a socket: \(Errno(rawValue: errno))") }
+        let status = withUnsafePointer(to: &bound) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, address.length) }
+        }
+        guard status == 0 else {
+            let reason = errno
+            close(descriptor)
+            let what = reason == EADDRINUSE ? "is in use" : reason == EADDRNOTAVAIL ? "is no address of this machine's" : "cannot be had: \(Errno(rawValue: reason))"
+            throw OSCError(reason == EADDRNOTAVAIL ? .badAddress : .unavailable,
+                           reason == EADDRNOTAVAIL ? "--osc-host '\(host)' \(what)" : "OSC port \(port) on \(host) \(what)")
+        }
+        var actual = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        let portInNetworkOrder: UInt16 = withUnsafePointer(to: &actual) { pointer in
+            family == AF_INET6
+                ? pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_port }
+                : pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port }
+        }
+        self.descriptor = descriptor
+        self.port = Int(UInt16(bigEndian: portInNetworkOrder))
+    }
+
+    deinit {
+        close(descriptor)
+        buffer.deallocate()
+    }
+
+    /// The messages of the next packet waiting and who sent it; nil when none waits.
+    /// A malformed packet is counted and gives no messages.
+    package func receive() -> (messages: [OSCMessage], sender: OSCPeer)? {
+        var sender = OSCPeer()
+        sender.length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let size = withUnsafeMutablePointer(to: &sender.storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                recvfrom(descriptor, buffer.baseAddress, buffer.count, 0, $0, &sender.length)
+            }
+        }
+        guard size >= 0 else { return nil }
+        guard let messages = OSCMessage.decode(UnsafeRawBufferPointer(rebasing: buffer[0..<size])) else {
+            malformed += 1
+            return ([], sender)
+        }
+        return (messages, sender)
+    }
+
+    /// Sends `message` to `peer` from this socket's port; a peer that is gone or a full buffer loses it.
+    package func send(_ message: OSCMessage, to peer: OSCPeer) {
+        var address = peer.storage
+        let bytes = message.encoded()
+        _ = bytes.withUnsafeBytes { packet in
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(descriptor, packet.baseAddress, packet.count, Int32(MSG_DONTWAIT), $0, peer.length)
+                }
+            }
+        }
+    }
+}

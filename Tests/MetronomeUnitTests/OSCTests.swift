@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+import MetronomeTiming
+import MetronomeOSC
+import MetronomeTestSupport
+
+/// OSC's packets (decoded by liblo, bundles opened here), its socket, and
+/// klick's namespace as requests.
+@Suite struct OSCTests {
+    /// An OSC string: its bytes, a NUL, padded to four.
+    func padded(_ text: String) -> [UInt8] {
+        var bytes = Array(text.utf8) + [0]
+        while bytes.count % 4 != 0 { bytes.append(0) }
+        return bytes
+    }
+
+    func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
+
+    /// A message written out by hand, as the OSC 1.0 specification lays it out.
+    func message(_ path: String, _ tags: String, _ data: [UInt8]) -> [UInt8] { padded(path) + padded("," + tags) + data }
+
+    func bundle(_ elements: [[UInt8]]) -> [UInt8] {
+        padded("#bundle") + bigEndian(UInt64(1)) + elements.flatMap { bigEndian(UInt32($0.count)) + $0 }
+    }
+
+    func decode(_ bytes: [UInt8]) -> [OSCMessage]? { bytes.withUnsafeBytes { OSCMessage.decode($0) } }
+
+    @Test func messagesWrittenByHandDecodeWithEveryNumberType() {
+        let tempo = message("/klick/simple/set_tempo", "f", bigEndian(Float(133.5).bitPattern))
+        #expect(decode(tempo) == [OSCMessage("/klick/simple/set_tempo", [.float(133.5)])])
+        let mixed = message("/m", "ihds", bigEndian(Int32(-7)) + bigEndian(Int64(1) << 40) + bigEndian(Double(2.25).bitPattern) + padded("x"))
+        #expect(decode(mixed) == [OSCMessage("/m", [.int32(-7), .int64(1 << 40), .double(2.25), .string("x")])])
+        #expect(decode(message("/klick/ping", "", [])) == [OSCMessage("/klick/ping")])
+    }
+
+    @Test func aBundleIsItsMessagesInOrderAndOneTooDeepIsMalformed() {
+        let ping = message("/klick/ping", "", []), tap = message("/klick/simple/tap", "", [])
+        #expect(decode(bundle([ping, bundle([tap, ping])])) == [OSCMessage("/klick/ping"), OSCMessage("/klick/simple/tap"), OSCMessage("/klick/ping")])
+        #expect(decode(bundle([bundle([bundle([ping])])])) != nil)
+        #expect(decode(bundle([bundle([bundle([bundle([ping])])])])) == nil)
+        // An element longer than what is left, and a size of zero.
+        var truncated = bundle([ping])
+        truncated.removeLast(4)
+        #expect(decode(truncated) == nil)
+        #expect(decode(padded("#bundle") + bigEndian(UInt64(1)) + bigEndian(UInt32(0))) == nil)
+    }
+
+    @Test func malformedPacketsAreNilNeverACrash() {
+        #expect(decode([]) == nil)
+        #expect(decode(Array("/a".utf8)) == nil)
+        #expect(decode(padded("no-slash") + padded(",")) == nil)
+        #expect(decode(message("/f", "f", [0, 0])) == nil)
+        // Random packets, and random tails on a real one: decoded or refused, never a trap.
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5_000 {
+            let length = Int.random(in: 0...64, using: &generator) * 4
+            var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            if Bool.random(using: &generator) { bytes = padded("/x") + padded(",fsi") + bytes }
+            _ = decode(bytes)
+        }
+    }
+
+    @Test func encodedByLibloDecodesToTheSame() {
+        let sent = OSCMessage("/klick/simple/meter", [.int32(7), .int32(8), .string("Xxx"), .float(0.5), .double(-1), .int64(-3)])
+        #expect(decode(sent.encoded()) == [sent])
+    }
+
+    @Test func klicksNamespaceAsRequestsAndItsTypesAsKlickTakesThem() {
+        func request(_ path: String, _ arguments: [OSCArgument] = []) -> OSCRequest? { KlickNamespace.request(for: OSCMessage(path, arguments)) }
+        #expect(request("/klick/ping") == .ping(replyTo: nil))
+        #expect(request("/klick/ping", [.string("osc.udp://127.0.0.1:9001/")]) == .ping(replyTo: "osc.udp://127.0.0.1:9001/"))
+        #expect(request("/klick/ping", [.int32(1)]) == .refused)
+        #expect(request("/klick/quit") == .quit)
+        #expect(request("/klick/quit", [.other(UInt8(ascii: "x"))]) == .refused)
+        #expect(request("/klick/metro/start") == .control(.action(.start)))
+        #expect(request("/klick/metro/stop") == .control(.action(.stop)))
+        #expect(request("/klick/simple/tap") == .control(.action(.tap)))
+        for number in [OSCArgument.float(133.5), .double(133.5)] {
+            #expect(request("/klick/simple/set_tempo", [number]) == .control(.tempo(Tempo(clamping: 133_500))))
+        }
+        #expect(request("/klick/simple/set_tempo", [.int32(90)]) == .control(.tempo(Tempo(bpm: 90)!)))
+        #expect(request("/klick/simple/set_tempo", [.int64(5_000)]) == .control(.tempo(Tempo(clamping: 1_000_000))))
+        #expect(request("/klick/simple/set_tempo", [.string("90")]) == .refused)
+        #expect(request("/klick/simple/set_tempo", [.float(-1)]) == .refused)
+        #expect(request("/klick/simple/set_tempo", [.float(.nan)]) == .refused)
+        #expect(request("/klick/simple/set_tempo") == .refused)
+        #expect(request("/elsewhere") == nil)
+    }
+
+    /// Two sockets on loopback: a message sent from one is received by the
+    /// other with its sender's port; a port in use is refused in one line.
+    @Test func aSocketReceivesWhatAnotherSendsAndAPortInUseIsRefused() throws {
+        let server = try OSCSocket(host: "127.0.0.1", port: 0), client = try OSCSocket(host: "127.0.0.1", port: 0)
+        #expect(server.port > 0 && server.port != client.port)
+        client.send(OSCMessage("/klick/ping"), to: try #require(OSCPeer(url: "osc.udp://127.0.0.1:\(server.port)/")))
+        var received: (messages: [OSCMessage], sender: OSCPeer)?
+        #expect(waitUntil(seconds: 5, every: .milliseconds(1)) {
+            received = server.receive()
+            return received != nil
+        })
+        #expect(received?.messages == [OSCMessage("/klick/ping")])
+        #expect(received?.sender.description == "127.0.0.1:\(client.port)")
+        #expect(throws: OSCError(.unavailable, "OSC port \(server.port) on 127.0.0.1 is in use")) { try OSCSocket(host: "127.0.0.1", port: server.port) }
+        #expect(throws: OSCError(.badAddress, "--osc-host 'stage' is no numeric address (127.0.0.1, ::1, 0.0.0.0)")) { try OSCSocket(host: "stage", port: 0) }
+    }
+}
