@@ -48,7 +48,7 @@ package struct JackMIDIInput {
     /// Event `index`: its offset in the cycle and its message; nil for one not of one to three bytes.
     package func event(_ index: Int) -> (offset: Int, message: MIDIMessage)? {
         var event = jack_midi_event_t()
-        guard eventGet(&event, buffer, UInt32(index)) == 0, let bytes = event.buffer, (1...3).contains(event.size), bytes[0] & 0x80 != 0 else {
+        guard eventGet(&event, buffer, UInt32(index)) == 0, let bytes = event.buffer, event.size >= 1, event.size <= 3, bytes[0] & 0x80 != 0 else {
             return nil
         }
         let message = MIDIMessage(bytes[0], event.size > 1 ? bytes[1] : 0, event.size > 2 ? bytes[2] : 0, size: event.size)

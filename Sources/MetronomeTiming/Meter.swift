@@ -19,7 +19,8 @@ package struct Meter: Hashable, Sendable, BitwiseCopyable, CustomStringConvertib
     /// A plain meter of 1 to 32 beats over 1, 2, 4, 8, 16 or 32; nil otherwise.
     /// Allocates nothing (the audio thread changes meters).
     package init?(beatsPerBar: Int, noteValue: Int) {
-        guard (1...Self.maximumBeats).contains(beatsPerBar), Self.isNoteValue(noteValue) else { return nil }
+        // Compared, not a range's `contains`: a range's type is made (allocated) at run time on first use.
+        guard beatsPerBar >= 1, beatsPerBar <= Self.maximumBeats, Self.isNoteValue(noteValue) else { return nil }
         self.init(uncheckedBeats: beatsPerBar, noteValue: noteValue, groupStarts: 0)
     }
 
