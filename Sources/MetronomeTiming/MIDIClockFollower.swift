@@ -14,8 +14,9 @@
 /// times the mean of a full quarter's is two, so the beats stay in phase
 /// (a beat that fell on the lost clock clicks halfway between its
 /// neighbours, or at the start of the cycle the next one came in); a
-/// second such interval straight after is a clock that slowed down, and the
-/// clock counted as lost is taken back.
+/// second such interval straight after is a clock that slowed down, and one
+/// shorter than 3/4 of the mean a late clock's jitter: either way the clock
+/// counted as lost is taken back.
 /// The audio thread's: a fixed buffer, nothing allocated; its own thread only.
 package final class MIDIClockFollower: @unchecked Sendable {
     package let rate: SampleRate
@@ -56,7 +57,10 @@ package final class MIDIClockFollower: @unchecked Sendable {
         switch status {
         case 0xFA, 0xFB:
             running = true
-            if status == 0xFA { position = 0 }
+            if status == 0xFA {
+                position = 0
+                lostClocks = 0
+            }
             lastSeen = frame
             afterLost = false
         case 0xFC:
@@ -72,7 +76,8 @@ package final class MIDIClockFollower: @unchecked Sendable {
             // it clicks where that clock would have been (halfway), or as early in this cycle as can be.
             let at = position + lost
             let onLost = lost == 1 && position % clocksPerBeat == 0
-            if at % clocksPerBeat == 0 || onLost, count < clicks.count {
+            // Taken back, this clock has the position the one before it had: its beat, if any, has clicked.
+            if (at % clocksPerBeat == 0 && lost != -1) || onLost, count < clicks.count {
                 let beat = (onLost ? position : at) / clocksPerBeat
                 let beats = Int64(meter.beatsPerBar)
                 let early = onLost ? Int(frame - (previous + (frame - previous) / 2)) : 0
@@ -128,6 +133,11 @@ package final class MIDIClockFollower: @unchecked Sendable {
         afterLost = false
         guard kept == Self.intervalsKept + 1, let mean = meanInterval, mean > 0 else { return 0 }
         let interval = frame - frames[newest]
+        // A late clock and then an early one (jitter): no clock was lost after all.
+        if wasAfterLost, 4 * interval < 3 * mean {
+            lostClocks -= 1
+            return -1
+        }
         guard 2 * interval > 3 * mean && 2 * interval < 5 * mean else { return 0 }
         if wasAfterLost {
             lostClocks -= 1

@@ -130,6 +130,27 @@ import MetronomePendulum
         #expect(follower.tempo == Tempo(bpm: 60))
     }
 
+    /// A slowdown whose first long interval brings a beat's clock: that beat
+    /// clicks once, not again when the lost clock is taken back.
+    @Test func aBeatClicksOnceWhenTheLostClockBeforeItIsTakenBack() throws {
+        var messages: [(Int64, UInt8, UInt8, UInt8)] = [(0, 0xFA, 0, 0)]
+        messages += clocks(0..<47, every: 1_000, from: 100)
+        messages += clocks(1..<40, every: 2_000, from: 46_100)
+        let (clicks, follower) = try follow(messages)
+        #expect(clicks == [[100, 1, 0], [24_100, 1, 1], [48_100, 1, 2], [98_100, 1, 3]])
+        #expect(follower.lostClocks == 0)
+    }
+
+    /// A clock 600 frames late and the next one on time (jitter, 1.6 and 0.4
+    /// of an interval): counted as lost and at once taken back; every beat on its clock.
+    @Test func aLateClockAndAnEarlyOneAreJitterNotALostClock() throws {
+        var messages: [(Int64, UInt8, UInt8, UInt8)] = [(0, 0xFA, 0, 0)]
+        messages += clocks(0..<80, every: 1_000, from: 100).map { $0.0 == 30_100 ? (30_700, $0.1, $0.2, $0.3) : $0 }
+        let (clicks, follower) = try follow(messages)
+        #expect(clicks == [[100, 1, 0], [24_100, 1, 1], [48_100, 1, 2], [72_100, 1, 3]])
+        #expect(follower.lostClocks == 0)
+    }
+
     /// Through the JACK playback: the clicks sound on the frames of the
     /// clocks that fall on beats, and the messages go to the follower, not
     /// to the keys; Space does not start or stop what the clock leads.
