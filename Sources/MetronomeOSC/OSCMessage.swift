@@ -7,7 +7,7 @@ package enum OSCArgument: Sendable, Equatable {
     case float(Float)
     case double(Double)
     case string(String)
-    /// Any other type (a blob, a timetag, true, nil, …), by its tag.
+    /// Any other type (a timetag, true, false, nil, …), by its tag. A blob refuses the packet.
     case other(UInt8)
 
     /// The number it carries, where one is expected: `,i`, `,h`, `,f` and `,d` as klick's
@@ -54,9 +54,11 @@ package struct OSCMessage: Sendable, Equatable {
 
     /// How deep bundles may nest: deeper is a malformed packet.
     package static let deepestBundle = 3
+    /// The most messages a packet may hold: more is a flood, taken as a malformed packet.
+    package static let mostMessages = 256
 
     /// The messages of one packet (a message, or a bundle of them), or nil for
-    /// a malformed packet: nothing of it is taken.
+    /// a malformed packet (or one of more than 256 messages): nothing of it is taken.
     package static func decode(_ packet: UnsafeRawBufferPointer) -> [OSCMessage]? {
         var messages: [OSCMessage] = []
         return decode(packet, depth: 0, into: &messages) ? messages : nil
@@ -78,7 +80,11 @@ package struct OSCMessage: Sendable, Equatable {
             }
             return true
         }
-        guard packet[0] == UInt8(ascii: "/"), let end = packet.firstIndex(of: 0) else { return false }
+        guard messages.count < mostMessages, packet[0] == UInt8(ascii: "/"), let end = packet.firstIndex(of: 0) else { return false }
+        // A blob is refused before liblo sees it: liblo 0.31 reads a blob's size without checking there is one.
+        let tagsStart = (end + 4) & ~3
+        if tagsStart < packet.count, let tagsEnd = packet[tagsStart...].firstIndex(of: 0),
+           packet[tagsStart..<tagsEnd].contains(UInt8(ascii: "b")) { return false }
         var result: Int32 = 0
         // liblo reads but does not write the data; its signature is not const.
         guard let message = lo_message_deserialise(UnsafeMutableRawPointer(mutating: base), packet.count, &result) else { return false }
@@ -90,20 +96,25 @@ package struct OSCMessage: Sendable, Equatable {
         if count > 0, let types = lo_message_get_types(message), let values = lo_message_get_argv(message) {
             for index in 0..<count {
                 let tag = UInt8(bitPattern: types[index])
-                guard let value = values[index] else { return false }
+                // liblo gives no value for the types that carry none (T, F, N, I): only those with one are read,
+                // each where it lies, 4-byte aligned (never as the 8-byte-aligned union it is typed as).
+                guard [UInt8(ascii: "i"), UInt8(ascii: "h"), UInt8(ascii: "f"), UInt8(ascii: "d"),
+                       UInt8(ascii: "s"), UInt8(ascii: "S")].contains(tag) else {
+                    arguments.append(.other(tag))
+                    continue
+                }
+                guard let value = values[index].map(UnsafeRawPointer.init) else { return false }
                 switch tag {
-                case UInt8(ascii: "i"): arguments.append(.int32(value.pointee.i))
-                case UInt8(ascii: "h"): arguments.append(.int64(value.pointee.h))
-                case UInt8(ascii: "f"): arguments.append(.float(value.pointee.f))
-                case UInt8(ascii: "d"): arguments.append(.double(value.pointee.d))
-                case UInt8(ascii: "s"), UInt8(ascii: "S"):
-                    arguments.append(.string(String(cString: UnsafeRawPointer(value).assumingMemoryBound(to: CChar.self))))
-                default: arguments.append(.other(tag))
+                case UInt8(ascii: "i"): arguments.append(.int32(value.loadUnaligned(as: Int32.self)))
+                case UInt8(ascii: "h"): arguments.append(.int64(value.loadUnaligned(as: Int64.self)))
+                case UInt8(ascii: "f"): arguments.append(.float(Float(bitPattern: value.loadUnaligned(as: UInt32.self))))
+                case UInt8(ascii: "d"): arguments.append(.double(Double(bitPattern: value.loadUnaligned(as: UInt64.self))))
+                default: arguments.append(.string(String(cString: value.assumingMemoryBound(to: CChar.self))))
                 }
             }
         }
         messages.append(OSCMessage(path, arguments))
-        return true
+        return messages.count <= mostMessages
     }
 
     /// The message as a packet, encoded by liblo.

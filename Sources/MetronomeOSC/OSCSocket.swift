@@ -15,14 +15,53 @@ package struct OSCPeer: Sendable, Equatable {
         return memcmp(&a, &b, Int(left.length)) == 0
     }
 
-    /// The peer an OSC URL names (`osc.udp://HOST:PORT/`, as klick's return
-    /// addresses are written), resolved by number only; nil if it names none.
-    package init?(url: String) {
-        guard let address = lo_address_new_from_url(url) else { return nil }
-        defer { lo_address_free(address) }
-        guard lo_address_get_protocol(address) == LO_UDP, let host = lo_address_get_hostname(address),
-              let port = lo_address_get_port(address) else { return nil }
-        self.init(host: String(cString: host), port: String(cString: port))
+    /// Where a reply goes when a message gives `text` as its return address,
+    /// as klick's clients write it: a port (on the sender's host), or
+    /// `osc.udp://HOST:PORT/` (a host that is no number, as a machine's name
+    /// in liblo's URLs: the sender's host). Read here, never by liblo, whose
+    /// parser prints to stderr. nil for anything else.
+    package init?(returnAddress text: String, sender: OSCPeer) {
+        func port(_ digits: Substring) -> UInt16? {
+            guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
+                  let number = UInt16(digits), number > 0 else { return nil }
+            return number
+        }
+        if let number = port(Substring(text)) {
+            self = sender.with(port: number)
+            return
+        }
+        guard text.hasPrefix("osc.udp://") else { return nil }
+        var rest = text.dropFirst("osc.udp://".count)
+        if let slash = rest.firstIndex(of: "/") { rest = rest[..<slash] }
+        let host: Substring, portText: Substring
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]"), rest[rest.index(after: close)...].hasPrefix(":") else { return nil }
+            host = rest[rest.index(after: rest.startIndex)..<close]
+            portText = rest[rest.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = rest.lastIndex(of: ":") else { return nil }
+            host = rest[..<colon]
+            portText = rest[rest.index(after: colon)...]
+        }
+        guard let number = port(portText), !host.isEmpty else { return nil }
+        if let peer = OSCPeer(host: String(host), port: String(number)) {
+            self = peer
+        } else {
+            self = sender.with(port: number)
+        }
+    }
+
+    /// This peer's host at another port.
+    package func with(port: UInt16) -> OSCPeer {
+        var peer = self
+        withUnsafeMutablePointer(to: &peer.storage) { pointer in
+            if Int32(pointer.pointee.ss_family) == AF_INET6 {
+                pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_port = port.bigEndian }
+            } else {
+                pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port = port.bigEndian }
+            }
+        }
+        return peer
     }
 
     /// The peer at numeric `host` and `port`; nil if they are not numbers.

@@ -35,7 +35,8 @@ final class LiveLoop {
     private var controllerValues: [UInt8] = []
     /// `--osc PORT`: klick's namespace over UDP, its packets taken each wake.
     private let osc: OSCSocket?
-    /// OSC messages of klick's namespace refused for their types.
+    /// OSC messages taken, and those of klick's namespace refused (their types, a return address that is none).
+    private(set) var oscMessages = 0
     private(set) var refusedOSC = 0
 
     init(settings: Settings, playback: any ClickPlayer, screen: any LiveScreen, input: any LiveInput,
@@ -112,7 +113,10 @@ final class LiveLoop {
         collectClicks(into: &view)
         if let song = songTrace.finish() { traceSong(song) }
         if let notes = inspection?.finish(clock: clock), !notes.isEmpty { screen.emit(notes) }
-        let lines = view.finish()
+        var lines = view.finish()
+        if let osc, settings.verbosity == .verbose {
+            lines += "osc: \(oscMessages) message\(oscMessages == 1 ? "" : "s") taken, \(refusedOSC) refused, \(osc.malformed) malformed packet\(osc.malformed == 1 ? "" : "s") dropped\n"
+        }
         if !lines.isEmpty { screen.emit(lines) }
         trace?.flush()
         return outcome
@@ -155,16 +159,27 @@ final class LiveLoop {
         }
     }
 
-    /// The OSC packets waiting (`--osc`), at most 64 a wake so a flood never holds up a frame:
-    /// each message of klick's namespace acted on as its key would be, replies sent from our port.
+    /// The OSC packets waiting (`--osc`), so many a wake that a flood never holds up a frame: up to
+    /// 64 packets and 256 messages (a packet's messages all taken), 16 replies; the rest wait for the
+    /// next wake, or the socket's buffer drops them. Each message of klick's namespace is acted on as
+    /// its key would be; replies go from our port.
     private func takeOSC(_ view: inout LiveView) {
         guard let osc else { return }
-        for _ in 0..<64 {
+        var messagesTaken = 0, replies = 0
+        for _ in 0..<64 where messagesTaken < 256 {
             guard let (messages, sender) = osc.receive() else { return }
+            messagesTaken += messages.count
+            oscMessages += messages.count
             for message in messages {
                 switch KlickNamespace.request(for: message) {
-                case .ping(let replyTo):
-                    osc.send(OSCMessage("/klick/pong"), to: replyTo.flatMap(OSCPeer.init(url:)) ?? sender)
+                case .ping(let returnAddress):
+                    let peer = returnAddress.map { OSCPeer(returnAddress: $0, sender: sender) } ?? sender
+                    guard let peer else {
+                        refusedOSC += 1
+                        continue
+                    }
+                    if replies < 16 { osc.send(OSCMessage("/klick/pong"), to: peer) }
+                    replies += 1
                 case .quit:
                     playback.stop()
                 case .control(let response):

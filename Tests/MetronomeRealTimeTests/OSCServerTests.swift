@@ -21,7 +21,7 @@ import MetronomeTestSupport
     static func start(_ port: Int, _ arguments: [String] = []) throws -> (process: Process, trace: String, log: String, directory: TemporaryDirectory) {
         let directory = TemporaryDirectory()
         let trace = directory.file("trace.jsonl"), log = directory.file("metronome.log")
-        let process = try launchLogged(metronomeBinary(), ["--osc", String(port), "--no-pendulum", "--trace", trace] + arguments,
+        let process = try launchLogged(metronomeBinary(), ["--osc", String(port), "--no-pendulum", "--quiet", "--trace", trace] + arguments,
                                        environment: ["ALSA_CONFIG_PATH": "/nonexistent"], log: log)
         #expect(waitUntil(seconds: 10, every: .milliseconds(20)) { PracticeKeysTests.read(trace).clicks.count >= 2 }, "no clicks")
         return (process, trace, log, directory)
@@ -29,8 +29,10 @@ import MetronomeTestSupport
 
     /// Sends `path` with `arguments` (TYPE:VALUE) to `port`; with `ask`, the message that came back.
     @discardableResult
-    static func send(_ port: Int, _ path: String, _ arguments: [String] = [], ask: Bool = false, replyTo: Bool = false) throws -> String? {
-        let result = try run("/usr/bin/python3", [probe, ask ? "ask" : "send", String(port), path] + arguments + (replyTo ? ["--reply-to"] : []))
+    static func send(_ port: Int, _ path: String, _ arguments: [String] = [], ask: Bool = false, replyTo: Bool = false,
+                     portOnly: Bool = false) throws -> String? {
+        let flags = replyTo ? [portOnly ? "--reply-to-port" : "--reply-to"] : []
+        let result = try run("/usr/bin/python3", [probe, ask ? "ask" : "send", String(port), path] + arguments + flags)
         return result.status == 0 ? result.standardOutput.trimmingCharacters(in: .newlines) : nil
     }
 
@@ -43,8 +45,13 @@ import MetronomeTestSupport
         defer { run.process.terminate(); run.process.waitUntilExit() }
         #expect(try Self.send(port, "/klick/ping", ask: true) == #"["/klick/pong", [], "sender"]"#)
         #expect(try Self.send(port, "/klick/ping", ask: true, replyTo: true) == #"["/klick/pong", [], "reply-to"]"#)
+        #expect(try Self.send(port, "/klick/ping", ask: true, replyTo: true, portOnly: true) == #"["/klick/pong", [], "reply-to"]"#)
+        // A return address that is none: refused, nothing back, and nothing printed by liblo.
+        #expect(try Self.send(port, "/klick/ping", ["s:osc:"], ask: true) == nil)
         // A ping with an argument that is not a string is refused: nothing comes back.
         #expect(try Self.send(port, "/klick/ping", ["i:3"], ask: true) == nil)
+        let said = ((try? String(contentsOfFile: run.log, encoding: .utf8)) ?? "").split(separator: "\n")
+        #expect(said.allSatisfy { $0.hasPrefix("metronome: warning: cannot open audio device") }, "\(said)")
     }
 
     /// `/klick/simple/set_tempo ,f 150` at 120 bpm: a tempo event at 150 on a
@@ -88,7 +95,9 @@ import MetronomeTestSupport
         #expect(waitUntil(seconds: 5, every: .milliseconds(20)) { !run.process.isRunning }, "still running after /klick/quit")
         run.process.waitUntilExit()
         #expect(run.process.terminationReason == .exit && run.process.terminationStatus == 0)
-        #expect(((try? String(contentsOfFile: run.log, encoding: .utf8)) ?? "") == "")
+        // Nothing said but that there is no sound card here.
+        let said = ((try? String(contentsOfFile: run.log, encoding: .utf8)) ?? "").split(separator: "\n")
+        #expect(said.allSatisfy { $0.hasPrefix("metronome: warning: cannot open audio device") }, "\(said)")
     }
 
     /// A port in use is one line and 69, before anything plays; a host that is

@@ -31,6 +31,32 @@ import MetronomeTestSupport
         let mixed = message("/m", "ihds", bigEndian(Int32(-7)) + bigEndian(Int64(1) << 40) + bigEndian(Double(2.25).bitPattern) + padded("x"))
         #expect(decode(mixed) == [OSCMessage("/m", [.int32(-7), .int64(1 << 40), .double(2.25), .string("x")])])
         #expect(decode(message("/klick/ping", "", [])) == [OSCMessage("/klick/ping")])
+        // Types that carry no value, beside one that does, after it and before it (an int64 at a 4-byte offset).
+        let flags = message("/t", "TiNhF", bigEndian(Int32(5)) + bigEndian(Int64(-2)))
+        #expect(decode(flags) == [OSCMessage("/t", [.other(UInt8(ascii: "T")), .int32(5), .other(UInt8(ascii: "N")), .int64(-2),
+                                                    .other(UInt8(ascii: "F"))])])
+    }
+
+    /// 256 messages in a packet are taken; 257 are a flood, the packet dropped whole.
+    @Test func aPacketOfMoreThan256MessagesIsAFlood() {
+        let ping = message("/klick/ping", "", [])
+        #expect(decode(bundle(Array(repeating: ping, count: 256)))?.count == 256)
+        #expect(decode(bundle(Array(repeating: ping, count: 257))) == nil)
+        #expect(decode(bundle([bundle(Array(repeating: ping, count: 200)), bundle(Array(repeating: ping, count: 57))])) == nil)
+    }
+
+    /// A return address as klick's clients give it: a port on the sender's
+    /// host, a URL with a numeric host, or with a name (the sender's host).
+    @Test func aReturnAddressIsAPortOrAURL() throws {
+        let sender = try #require(OSCPeer(host: "127.0.0.2", port: "5000"))
+        #expect(OSCPeer(returnAddress: "9001", sender: sender)?.description == "127.0.0.2:9001")
+        #expect(OSCPeer(returnAddress: "osc.udp://127.0.0.1:9002/", sender: sender)?.description == "127.0.0.1:9002")
+        #expect(OSCPeer(returnAddress: "osc.udp://[::1]:9003", sender: sender)?.description == "::1:9003")
+        #expect(OSCPeer(returnAddress: "osc.udp://stagebox:9004/", sender: sender)?.description == "127.0.0.2:9004")
+        for refused in ["", "0", "65536", "osc.udp:", "osc:", "osc.tcp://127.0.0.1:9000/", "osc.udp://127.0.0.1/", "osc.udp://:9000",
+                        "osc.udp://127.0.0.1:x/", "osc.udp://[::1/", "٩٠٠١", "/etc/passwd"] {
+            #expect(OSCPeer(returnAddress: refused, sender: sender) == nil, "\(refused)")
+        }
     }
 
     @Test func aBundleIsItsMessagesInOrderAndOneTooDeepIsMalformed() {
@@ -50,6 +76,11 @@ import MetronomeTestSupport
         #expect(decode(Array("/a".utf8)) == nil)
         #expect(decode(padded("no-slash") + padded(",")) == nil)
         #expect(decode(message("/f", "f", [0, 0])) == nil)
+        // Whole words, but fewer than the tags ask for: liblo's own check refuses it.
+        #expect(decode(message("/f", "ff", [0, 0, 0, 0])) == nil)
+        // A blob is refused before liblo reads its size.
+        #expect(decode(message("/b", "b", [])) == nil)
+        #expect(decode(message("/b", "b", bigEndian(UInt32(4)) + [1, 2, 3, 4])) == nil)
         // Random packets, and random tails on a real one: decoded or refused, never a trap.
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<5_000 {
@@ -92,7 +123,7 @@ import MetronomeTestSupport
     @Test func aSocketReceivesWhatAnotherSendsAndAPortInUseIsRefused() throws {
         let server = try OSCSocket(host: "127.0.0.1", port: 0), client = try OSCSocket(host: "127.0.0.1", port: 0)
         #expect(server.port > 0 && server.port != client.port)
-        client.send(OSCMessage("/klick/ping"), to: try #require(OSCPeer(url: "osc.udp://127.0.0.1:\(server.port)/")))
+        client.send(OSCMessage("/klick/ping"), to: try #require(OSCPeer(host: "127.0.0.1", port: String(server.port))))
         var received: (messages: [OSCMessage], sender: OSCPeer)?
         #expect(waitUntil(seconds: 5, every: .milliseconds(1)) {
             received = server.receive()
