@@ -6,22 +6,23 @@ import MetronomeTiming
 @Suite struct TempoChangesTests {
     let schedule = ClickSchedule(tempo: Tempo(bpm: 120)!, rate: .standard)
 
-    /// The same passage anew (placed beats a frame or a millisecond off the
-    /// grid, as a MIDI clock's re-anchoring makes them) is no change; more
-    /// than a millisecond off, or another tempo, is one, at its first click.
-    @Test func aPassageAnewWithinAMillisecondIsNoChange() {
+    func placed(click: Int64, off: Int64, bpm: Int = 120) -> Passage {
+        var passage = Passage(schedule: schedule)
+        passage.grid = ClickSchedule(tempo: Tempo(bpm: bpm)!, rate: .standard)
+        passage.firstClick = click
+        passage.originClick = click
+        passage.originFrame = schedule.frame(ofClick: click) + off
+        return passage
+    }
+
+    /// The same grid anew is no change; a grid moved by a single frame is
+    /// one (a tap that moves the beat, a placed beat a frame off: the trace
+    /// says where every click went), at its first click; so is another tempo.
+    @Test func theSameGridIsNoChangeAndAFrameMovedIsOne() {
         var changes = TempoChanges(after: Passage(schedule: schedule))
-        func placed(click: Int64, off: Int64, bpm: Int = 120) -> Passage {
-            var passage = Passage(schedule: schedule)
-            passage.grid = ClickSchedule(tempo: Tempo(bpm: bpm)!, rate: .standard)
-            passage.firstClick = click
-            passage.originClick = click
-            passage.originFrame = schedule.frame(ofClick: click) + off
-            return passage
-        }
-        #expect(changes.firstFrame(ofChangeTo: placed(click: 4, off: 1)) == nil)
-        #expect(changes.firstFrame(ofChangeTo: placed(click: 5, off: -47)) == nil)
-        #expect(changes.firstFrame(ofChangeTo: placed(click: 6, off: 49)) == schedule.frame(ofClick: 6) + 49)
-        #expect(changes.firstFrame(ofChangeTo: placed(click: 8, off: 49, bpm: 121)) == schedule.frame(ofClick: 8) + 49)
+        #expect(changes.firstFrame(ofChangeTo: placed(click: 4, off: 0)) == nil)
+        #expect(changes.firstFrame(ofChangeTo: placed(click: 5, off: 1)) == schedule.frame(ofClick: 5) + 1)
+        #expect(changes.firstFrame(ofChangeTo: placed(click: 6, off: 1)) == nil)
+        #expect(changes.firstFrame(ofChangeTo: placed(click: 8, off: 1, bpm: 121)) == schedule.frame(ofClick: 8) + 1)
     }
 }
