@@ -22,19 +22,6 @@ package enum OSCArgument: Sendable, Equatable {
         }
     }
 
-    /// The whole number it carries, where one is expected: `,i` and `,h`, and a float or double
-    /// that is whole; nil for any other.
-    package var integer: Int64? {
-        switch self {
-        case .int32(let value): return Int64(value)
-        case .int64(let value): return value
-        case .float, .double:
-            guard let number, number.rounded() == number, abs(number) < 1e15 else { return nil }
-            return Int64(number)
-        case .string, .other: return nil
-        }
-    }
-
     package var text: String? {
         if case .string(let value) = self { return value }
         return nil

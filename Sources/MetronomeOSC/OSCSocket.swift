@@ -5,15 +5,9 @@ import CLiblo
 import SystemPackage
 
 /// Where a packet came from, or goes: an IPv4 or IPv6 socket address.
-package struct OSCPeer: Sendable, Equatable {
+package struct OSCPeer: Sendable {
     fileprivate var storage = sockaddr_storage()
     fileprivate var length = socklen_t(0)
-
-    package static func == (left: OSCPeer, right: OSCPeer) -> Bool {
-        guard left.length == right.length else { return false }
-        var a = left.storage, b = right.storage
-        return memcmp(&a, &b, Int(left.length)) == 0
-    }
 
     /// Where a reply goes when a message gives `text` as its return address,
     /// as klick's clients write it: a port (on the sender's host), or

@@ -36,8 +36,8 @@ final class LiveLoop {
     /// `--osc PORT`: klick's namespace over UDP, its packets taken each wake.
     private let osc: OSCSocket?
     /// OSC messages taken, and those of klick's namespace refused (their types, a return address that is none).
-    private(set) var oscMessages = 0
-    private(set) var refusedOSC = 0
+    private var oscMessages = 0
+    private var refusedOSC = 0
 
     init(settings: Settings, playback: any ClickPlayer, screen: any LiveScreen, input: any LiveInput,
          clock: any Timekeeper = MonotonicClock(), trace: Trace?, clickLog: ClickLog, passageLog: LockFreeQueue<Passage>,

@@ -80,7 +80,8 @@ package final class MIDIClockFollower: @unchecked Sendable {
             if (at % clocksPerBeat == 0 && lost != -1) || onLost, count < clicks.count {
                 let beat = (onLost ? position : at) / clocksPerBeat
                 let beats = Int64(meter.beatsPerBar)
-                let early = onLost ? Int(frame - (previous + (frame - previous) / 2)) : 0
+                // The lost clock's frame, halfway: this one's less half the interval, rounded up.
+                let early = onLost ? Int((frame - previous + 1) / 2) : 0
                 clicks[count] = FollowedClick(offset: max(0, offset - early), bar: beat / beats + 1, beatInBar: Int(beat % beats))
                 count += 1
             }
@@ -125,9 +126,9 @@ package final class MIDIClockFollower: @unchecked Sendable {
         return Tempo(clamping: millibeats)
     }
 
-    /// Clocks lost before a clock at `frame` (0 or 1); one that came after a
-    /// lost one and is as late again takes it back (-1). Keeps a lost clock's
-    /// frame (halfway) among the intervals.
+    /// Clocks lost before a clock at `frame` (0 or 1); one that came right
+    /// after a lost one, as late again or early (jitter), takes it back (-1).
+    /// Keeps a lost clock's frame (halfway) among the intervals.
     private func lostBefore(_ frame: Int64) -> Int64 {
         let wasAfterLost = afterLost
         afterLost = false

@@ -14,17 +14,33 @@ import MetronomeTestSupport
     static let available = (try? run("/usr/bin/python3", ["-c", "import pythonosc"]).status) == 0
     static let needs = "python-osc is needed: run scripts/setup --test"
 
-    /// A UDP port on loopback that was free a moment ago.
-    static func freePort() throws -> Int { try OSCSocket(host: "127.0.0.1", port: 0).port }
+    /// A metronome listening for OSC, tracing: ended when the test lets go of it.
+    final class Run {
+        let port: Int, process: Process, trace: String, log: String
+        private let directory: TemporaryDirectory
 
-    /// The metronome listening on `port`, tracing; returns once it clicks.
-    static func start(_ port: Int, _ arguments: [String] = []) throws -> (process: Process, trace: String, log: String, directory: TemporaryDirectory) {
-        let directory = TemporaryDirectory()
-        let trace = directory.file("trace.jsonl"), log = directory.file("metronome.log")
-        let process = try launchLogged(metronomeBinary(), ["--osc", String(port), "--no-pendulum", "--quiet", "--trace", trace] + arguments,
+        /// Started on a loopback port that was free a moment ago; returns once it clicks.
+        init(_ arguments: [String]) throws {
+            let directory = TemporaryDirectory(), trace = directory.file("trace.jsonl")
+            self.directory = directory
+            self.trace = trace
+            port = try OSCSocket(host: "127.0.0.1", port: 0).port
+            log = directory.file("metronome.log")
+            process = try launchLogged(metronomeBinary(), ["--osc", String(port), "--no-pendulum", "--quiet", "--trace", trace] + arguments,
                                        environment: ["ALSA_CONFIG_PATH": "/nonexistent"], log: log)
-        #expect(waitUntil(seconds: 10, every: .milliseconds(20)) { PracticeKeysTests.read(trace).clicks.count >= 2 }, "no clicks")
-        return (process, trace, log, directory)
+            #expect(waitUntil(seconds: 10, every: .milliseconds(20)) { PracticeKeysTests.read(trace).clicks.count >= 2 }, "no clicks")
+        }
+
+        /// What it said but that there is no sound card here.
+        var saidMore: [Substring] {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+                .filter { !$0.hasPrefix("metronome: warning: cannot open audio device") }
+        }
+
+        deinit {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
     }
 
     /// Sends `path` with `arguments` (TYPE:VALUE) to `port`; with `ask`, the message that came back.
@@ -40,9 +56,7 @@ import MetronomeTestSupport
     @Test(.enabled(if: available || RealTimeLoopbackTests.required))
     func aPingIsAPongToTheSenderOrTheReturnAddress() throws {
         try #require(Self.available, "\(Self.needs)")
-        let port = try Self.freePort()
-        let run = try Self.start(port, ["--bpm", "240"])
-        defer { run.process.terminate(); run.process.waitUntilExit() }
+        let run = try Run(["--bpm", "240"]), port = run.port
         #expect(try Self.send(port, "/klick/ping", ask: true) == #"["/klick/pong", [], "sender"]"#)
         #expect(try Self.send(port, "/klick/ping", ask: true, replyTo: true) == #"["/klick/pong", [], "reply-to"]"#)
         #expect(try Self.send(port, "/klick/ping", ask: true, replyTo: true, portOnly: true) == #"["/klick/pong", [], "reply-to"]"#)
@@ -50,8 +64,7 @@ import MetronomeTestSupport
         #expect(try Self.send(port, "/klick/ping", ["s:osc:"], ask: true) == nil)
         // A ping with an argument that is not a string is refused: nothing comes back.
         #expect(try Self.send(port, "/klick/ping", ["i:3"], ask: true) == nil)
-        let said = ((try? String(contentsOfFile: run.log, encoding: .utf8)) ?? "").split(separator: "\n")
-        #expect(said.allSatisfy { $0.hasPrefix("metronome: warning: cannot open audio device") }, "\(said)")
+        #expect(run.saidMore.isEmpty, "\(run.saidMore)")
     }
 
     /// `/klick/simple/set_tempo ,f 150` at 120 bpm: a tempo event at 150 on a
@@ -60,9 +73,7 @@ import MetronomeTestSupport
     @Test(.enabled(if: available || RealTimeLoopbackTests.required))
     func aTempoSetOverOSCIsATempoEventAndTheGridFromIt() throws {
         try #require(Self.available, "\(Self.needs)")
-        let port = try Self.freePort()
-        let run = try Self.start(port, ["--bpm", "120"])
-        defer { run.process.terminate(); run.process.waitUntilExit() }
+        let run = try Run(["--bpm", "120"]), port = run.port
         try Self.send(port, "/klick/simple/set_tempo", ["f:150"])
         var change: PracticeKeysTests.TempoEvent?
         #expect(waitUntil(seconds: 10, every: .milliseconds(20)) {
@@ -84,9 +95,7 @@ import MetronomeTestSupport
     @Test(.enabled(if: available || RealTimeLoopbackTests.required))
     func aQuitEndsTheRunWithZeroAndAQuitWithAnArgumentIsNone() throws {
         try #require(Self.available, "\(Self.needs)")
-        let port = try Self.freePort()
-        let run = try Self.start(port, ["--bpm", "240"])
-        defer { if run.process.isRunning { run.process.terminate() } }
+        let run = try Run(["--bpm", "240"]), port = run.port
         try Self.send(port, "/klick/quit", ["i:1"])
         // Messages are taken in order: once the ping behind it is answered, the quit with an argument was refused.
         #expect(try Self.send(port, "/klick/ping", ask: true) != nil)
@@ -96,8 +105,7 @@ import MetronomeTestSupport
         run.process.waitUntilExit()
         #expect(run.process.terminationReason == .exit && run.process.terminationStatus == 0)
         // Nothing said but that there is no sound card here.
-        let said = ((try? String(contentsOfFile: run.log, encoding: .utf8)) ?? "").split(separator: "\n")
-        #expect(said.allSatisfy { $0.hasPrefix("metronome: warning: cannot open audio device") }, "\(said)")
+        #expect(run.saidMore.isEmpty, "\(run.saidMore)")
     }
 
     /// A port in use is one line and 69, before anything plays; a host that is

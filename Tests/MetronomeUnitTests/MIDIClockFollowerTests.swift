@@ -32,6 +32,11 @@ import MetronomePendulum
         range.map { (first + $0 * interval, UInt8(0xF8), UInt8(0), UInt8(0)) }
     }
 
+    /// Start at frame 0, then `parts` in order.
+    func fromStart(_ parts: [(Int64, UInt8, UInt8, UInt8)]...) -> [(Int64, UInt8, UInt8, UInt8)] {
+        [(0, 0xFA, 0, 0)] + parts.joined()
+    }
+
     @Test func fromStartEveryBeatsClockIsAClickOnItsFrame() throws {
         var messages = clocks(0..<48, every: 1_000, from: 500)
         messages.append((48_000, 0xFA, 0, 0))
@@ -99,16 +104,14 @@ import MetronomePendulum
     /// lost clock clicks halfway between its neighbours where that is in the
     /// cycle the next came in, else at that cycle's start; the tempo is not halved.
     @Test func aLostClockIsCountedSoTheBeatsStayInPhase() throws {
-        var messages: [(Int64, UInt8, UInt8, UInt8)] = [(0, 0xFA, 0, 0)]
         // Clock 40 lost, then clock 48 (a beat) lost.
-        messages += clocks(0..<96, every: 1_000, from: 100).enumerated().filter { $0.offset != 40 && $0.offset != 48 + 24 }.map(\.element)
+        let messages = fromStart(clocks(0..<96, every: 1_000, from: 100).enumerated().filter { $0.offset != 40 && $0.offset != 48 + 24 }.map(\.element))
         let (clicks, follower) = try follow(messages)
         // Clock 72 (71 100 + 1 000) is in the cycle from 72 704 too early: that cycle's start.
         #expect(clicks == [[100, 1, 0], [24_100, 1, 1], [48_100, 1, 2], [72_704, 1, 3]])
         #expect(follower.lostClocks == 2)
         // From 130: clock 48 (48 130) lost in the cycle (48 128 ..< 49 152) that brings clock 49: it clicks there.
-        var shifted: [(Int64, UInt8, UInt8, UInt8)] = [(0, 0xFA, 0, 0)]
-        shifted += clocks(0..<60, every: 1_000, from: 130).enumerated().filter { $0.offset != 48 }.map(\.element)
+        let shifted = fromStart(clocks(0..<60, every: 1_000, from: 130).enumerated().filter { $0.offset != 48 }.map(\.element))
         let (halfway, _) = try follow(shifted)
         #expect(halfway.last == [48_130, 1, 2])
         #expect(follower.tempo == Tempo(bpm: 120))
@@ -118,9 +121,7 @@ import MetronomePendulum
     /// counted as lost at the first long interval is taken back, and the beats
     /// go on every 24 clocks at the new tempo.
     @Test func aClockThatHalvesItsTempoIsNotCountedAsLost() throws {
-        var messages: [(Int64, UInt8, UInt8, UInt8)] = [(0, 0xFA, 0, 0)]
-        messages += clocks(0..<48, every: 1_000, from: 100)
-        messages += clocks(1..<60, every: 2_000, from: 47_100)
+        let messages = fromStart(clocks(0..<48, every: 1_000, from: 100), clocks(1..<60, every: 2_000, from: 47_100))
         let (clicks, follower) = try follow(messages)
         // Clock 48 (beat 2) at 49 100 counted as clock 49 after a lost beat, which clicks at its cycle's
         // start (48 128); taken back at clock 49 (51 100).
@@ -133,9 +134,7 @@ import MetronomePendulum
     /// A slowdown whose first long interval brings a beat's clock: that beat
     /// clicks once, not again when the lost clock is taken back.
     @Test func aBeatClicksOnceWhenTheLostClockBeforeItIsTakenBack() throws {
-        var messages: [(Int64, UInt8, UInt8, UInt8)] = [(0, 0xFA, 0, 0)]
-        messages += clocks(0..<47, every: 1_000, from: 100)
-        messages += clocks(1..<40, every: 2_000, from: 46_100)
+        let messages = fromStart(clocks(0..<47, every: 1_000, from: 100), clocks(1..<40, every: 2_000, from: 46_100))
         let (clicks, follower) = try follow(messages)
         #expect(clicks == [[100, 1, 0], [24_100, 1, 1], [48_100, 1, 2], [98_100, 1, 3]])
         #expect(follower.lostClocks == 0)
@@ -144,8 +143,7 @@ import MetronomePendulum
     /// A clock 600 frames late and the next one on time (jitter, 1.6 and 0.4
     /// of an interval): counted as lost and at once taken back; every beat on its clock.
     @Test func aLateClockAndAnEarlyOneAreJitterNotALostClock() throws {
-        var messages: [(Int64, UInt8, UInt8, UInt8)] = [(0, 0xFA, 0, 0)]
-        messages += clocks(0..<80, every: 1_000, from: 100).map { $0.0 == 30_100 ? (30_700, $0.1, $0.2, $0.3) : $0 }
+        let messages = fromStart(clocks(0..<80, every: 1_000, from: 100).map { $0.0 == 30_100 ? (30_700, $0.1, $0.2, $0.3) : $0 })
         let (clicks, follower) = try follow(messages)
         #expect(clicks == [[100, 1, 0], [24_100, 1, 1], [48_100, 1, 2], [72_100, 1, 3]])
         #expect(follower.lostClocks == 0)
