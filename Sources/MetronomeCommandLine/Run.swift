@@ -42,7 +42,7 @@ extension MetronomeCommand {
         let jack = try self.jack.settings(device: device, output: output, practice: practice, setlist: setlist, link: link)
         let link = try link.settings(practice: practice, output: output, setlist: setlist)
         let inspector = try inspector.settings(output: output.output, link: link != nil)
-        let osc = try self.osc.settings(output: output)
+        let osc = try self.osc.settings(output: output, tempoMap: practice.tempoMap)
         if inspector?.mode == .calibrate, length == .endless { length = .bars(4) }
         let destination: Settings.Destination = if let file {
             .file(path: file.path, format: file.format)

@@ -5,7 +5,7 @@ import CLiblo
 import SystemPackage
 
 /// Where a packet came from, or goes: an IPv4 or IPv6 socket address.
-package struct OSCPeer: Sendable {
+package struct OSCPeer: Sendable, Equatable {
     fileprivate var storage = sockaddr_storage()
     fileprivate var length = socklen_t(0)
 
@@ -72,6 +72,13 @@ package struct OSCPeer: Sendable {
     }
 
     fileprivate init() {}
+
+    /// The same family, address and port.
+    package static func == (left: OSCPeer, right: OSCPeer) -> Bool {
+        guard left.length == right.length else { return false }
+        var a = left.storage, b = right.storage
+        return memcmp(&a, &b, Int(left.length)) == 0
+    }
 
     /// `HOST:PORT`, numeric, as a line shows it.
     package var description: String {

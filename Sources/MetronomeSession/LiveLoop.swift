@@ -33,17 +33,16 @@ final class LiveLoop {
     /// `--follow-midi-clock`: its source starts and stops the clicks, not Space.
     private let midiClockLeads: Bool
     private var controllerValues: [UInt8] = []
-    /// `--osc PORT`: klick's namespace over UDP, its packets taken each wake.
-    private let osc: OSCSocket?
-    /// OSC messages taken, and those of klick's namespace refused (their types, a return address that is none).
-    private var oscMessages = 0
-    private var refusedOSC = 0
+    /// `--osc PORT`: klick's namespace over UDP, its packets taken each wake, and what its queries report.
+    private let osc: OSCServer?
+    private let klickReport: KlickReport?
 
     init(settings: Settings, playback: any ClickPlayer, screen: any LiveScreen, input: any LiveInput,
          clock: any Timekeeper = MonotonicClock(), trace: Trace?, clickLog: ClickLog, passageLog: LockFreeQueue<Passage>,
          controller: PracticeController, songs: SongSwitcher? = nil, inspection: Inspection? = nil, midiMap: MIDIMap? = nil,
-         midiClockLeads: Bool = false, midiLearn: Bool = false, osc: OSCSocket? = nil) {
+         midiClockLeads: Bool = false, midiLearn: Bool = false, osc: OSCServer? = nil, klickReport: KlickReport? = nil) {
         self.osc = osc
+        self.klickReport = klickReport
         self.midiClockLeads = midiClockLeads
         self.midiMap = midiMap
         self.midiLearn = midiLearn
@@ -114,9 +113,7 @@ final class LiveLoop {
         if let song = songTrace.finish() { traceSong(song) }
         if let notes = inspection?.finish(clock: clock), !notes.isEmpty { screen.emit(notes) }
         var lines = view.finish()
-        if let osc, settings.verbosity == .verbose {
-            lines += "osc: \(oscMessages) message\(oscMessages == 1 ? "" : "s") taken, \(refusedOSC) refused, \(osc.malformed) malformed packet\(osc.malformed == 1 ? "" : "s") dropped\n"
-        }
+        if let osc, settings.verbosity == .verbose { lines += osc.summary + "\n" }
         if !lines.isEmpty { screen.emit(lines) }
         trace?.flush()
         return outcome
@@ -159,39 +156,33 @@ final class LiveLoop {
         }
     }
 
-    /// The OSC packets waiting (`--osc`), so many a wake that a flood never holds up a frame: up to
-    /// 64 packets and 256 messages (a packet's messages all taken), 16 replies; the rest wait for the
-    /// next wake, or the socket's buffer drops them. Each message of klick's namespace is acted on as
-    /// its key would be; replies go from our port.
+    /// The OSC packets waiting (`--osc`), a bounded number a wake (`OSCServer`): each message of
+    /// klick's namespace acted on as its key would be, queries answered from the view as it is then;
+    /// then the registered clients told what changed, by whatever means, since they last were.
     private func takeOSC(_ view: inout LiveView) {
-        guard let osc else { return }
-        var messagesTaken = 0, replies = 0
-        for _ in 0..<64 where messagesTaken < 256 {
-            guard let (messages, sender) = osc.receive() else { return }
-            messagesTaken += messages.count
-            oscMessages += messages.count
-            for message in messages {
-                switch KlickNamespace.request(for: message) {
-                case .ping(let returnAddress):
-                    let peer = returnAddress.map { OSCPeer(returnAddress: $0, sender: sender) } ?? sender
-                    guard let peer else {
-                        refusedOSC += 1
-                        continue
-                    }
-                    if replies < 16 { osc.send(OSCMessage("/klick/pong"), to: peer) }
-                    replies += 1
-                case .quit:
-                    playback.stop()
-                case .control(let response):
-                    if midiClockLeads, case .action(let action) = response, action == .start || action == .stop { continue }
-                    for reaction in view.respond(to: response, at: clock.now(), sample: playback.position.snapshot()) { act(on: reaction) }
-                case .refused:
-                    refusedOSC += 1
-                case nil:
-                    continue
+        guard let osc, let klickReport else { return }
+        let playback = self.playback, clock = self.clock
+        osc.takeWaiting(state: { view.klickState(klickReport, at: clock.now(), sample: playback.position.snapshot()) }) { request, sender in
+            switch request {
+            case .quit:
+                playback.stop()
+            case .control(let response):
+                if midiClockLeads, case .action(let action) = response, action == .start || action == .stop { return }
+                for reaction in view.respond(to: response, at: clock.now(), sample: playback.position.snapshot()) { act(on: reaction) }
+            case .volume(let percent):
+                for reaction in view.set(volumePercent: percent, at: clock.now()) { act(on: reaction) }
+            case .meter(let beats, let noteValue):
+                let meter = view.heardPassage(at: clock.now(), sample: playback.position.snapshot()).meter
+                guard noteValue == meter.noteValue else {
+                    osc.refuse("/klick/simple/set_meter", because: "the note value stays \(meter.noteValue): only the beats per bar change while playing", to: sender)
+                    return
                 }
+                for reaction in view.set(beatsPerBar: beats, at: clock.now()) { act(on: reaction) }
+            default:
+                return
             }
         }
+        osc.notify(view.klickState(klickReport, at: clock.now(), sample: playback.position.snapshot()))
     }
 
     /// What a key asks of the audio thread: a command, a stop, or a setlist's song (a command once a switch starts).

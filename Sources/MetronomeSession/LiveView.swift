@@ -1,5 +1,6 @@
 import MetronomeSupport
 import MetronomeTiming
+import MetronomeOSC
 import MetronomeAudio
 import MetronomePendulum
 import MetronomeTerminal
@@ -234,6 +235,27 @@ struct LiveView {
             }
         }
         return press([key], heardFrame: heardFrame, at: now)
+    }
+
+    /// A volume asked for outright (OSC), 0 to 100.
+    mutating func set(volumePercent: Int, at now: MonotonicInstant) -> [Reaction] {
+        outcome(controller.set(volumePercent: volumePercent), at: now)
+    }
+
+    /// Beats per bar from the next bar on (OSC's meter, the note value kept); 0 silences the bell, as the key 0.
+    mutating func set(beatsPerBar beats: Int, at now: MonotonicInstant) -> [Reaction] {
+        outcome(.command(.beatsPerBar(beats)), at: now)
+    }
+
+    /// The meter heard at `now`.
+    mutating func heardPassage(at now: MonotonicInstant, sample: Sample) -> Passage {
+        motion.history.passage(atFrame: heardClock.heardFrame(at: now, sample: sample))
+    }
+
+    /// What klick's OSC queries report at `now`.
+    mutating func klickState(_ report: KlickReport, at now: MonotonicInstant, sample: Sample) -> KlickState {
+        report.state(controller: controller, heard: heardPassage(at: now, sample: sample),
+                     playing: sharesStartStop ? linkTransportPlays : !controller.paused)
     }
 
     private mutating func outcome(_ outcome: PracticeController.Outcome, at now: MonotonicInstant) -> [Reaction] {

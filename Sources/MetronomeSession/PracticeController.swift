@@ -66,6 +66,9 @@ package struct PracticeController: Sendable {
     /// A tempo asked for outright (a MIDI controller over a range of tempos).
     package mutating func set(_ tempo: Tempo) -> Outcome { changeTempo(to: tempo.millibeatsPerMinute) }
 
+    /// A volume asked for outright (`/klick/config/set_volume`), 0 to 100.
+    package mutating func set(volumePercent: Int) -> Outcome { changeVolume(by: volumePercent - self.volumePercent) }
+
     /// Playing or stopped as asked (a sequencer's Start and Stop): nothing if it already is.
     package mutating func play(_ playing: Bool) -> Outcome {
         guard paused == playing else { return .nothing }

@@ -84,7 +84,7 @@ package enum Session {
         // Its name checked and its file made before the take, not after it.
         let report = try live.inspector?.report.map { path throws(RenderError) in try InspectorReport(path: path, force: settings.force) }
         // The OSC port taken before the device is opened: one in use ends the run before anything plays.
-        let osc = try live.osc.map { try OSCSocket(host: $0.host, port: $0.port) }
+        let osc = try live.osc.map { OSCServer(socket: try OSCSocket(host: $0.host, port: $0.port), filesAllowed: $0.filesAllowed) }
         let memoryLocked = RealTimeScheduling.lockMemory()
         let output = try open(live.output, settings: settings)
         if output.rate != settings.rate {
@@ -143,7 +143,8 @@ package enum Session {
                                clickLog: clickLog, passageLog: passageLog, controller: controller, songs: songs,
                                inspection: inspection, midiMap: live.output.jackSettings.flatMap { $0.midiIn ? $0.midiMap : nil },
                                midiClockLeads: live.output.jackSettings?.followMIDIClock ?? false,
-                               midiLearn: live.output.jackSettings?.midiLearn ?? false, osc: osc).run()
+                               midiLearn: live.output.jackSettings?.midiLearn ?? false, osc: osc,
+                               klickReport: osc == nil ? nil : KlickReport(settings: settings, live: live)).run()
         feeding?.stop()
         if let inspection, outcome == .finished || outcome == .stoppedBy(signal: SIGINT) {
             try conclude(inspection, report: report, settings: settings, output: output)

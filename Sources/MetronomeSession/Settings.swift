@@ -290,9 +290,15 @@ package struct OSCSettings: Sendable, Equatable {
     /// A numeric address of this machine's: 127.0.0.1 unless asked.
     package let host: String
     package let port: Int
+    /// `--osc-allow-files`: messages that name a file are considered rather than refused.
+    package let filesAllowed: Bool
+    /// The tempo map's file as given (`--tempo-map`), which klick's `/klick/map/query` reports.
+    package let mapFile: String?
 
-    package init(host: String = "127.0.0.1", port: Int) {
+    package init(host: String = "127.0.0.1", port: Int, filesAllowed: Bool = false, mapFile: String? = nil) {
         self.host = host
         self.port = port
+        self.filesAllowed = filesAllowed
+        self.mapFile = mapFile
     }
 }

@@ -129,4 +129,119 @@ import MetronomeTestSupport
             #expect(result.standardError == line, "\(arguments)")
         }
     }
+
+    /// A message that came back: its path and its arguments as (type tag, value).
+    struct Reply: Equatable, CustomStringConvertible {
+        let path: String
+        let arguments: [Argument]
+        struct Argument: Equatable {
+            let type: String
+            let value: String
+        }
+
+        /// Its path and type tags alone: `/klick/simple/meter ,ii`.
+        var shape: String { "\(path) ,\(arguments.map(\.type).joined())" }
+        var description: String { "\(path) \(arguments.map { "\($0.type):\($0.value)" }.joined(separator: " "))" }
+        /// The first argument as a number.
+        var number: Double? { arguments.first.flatMap { Double($0.value) } }
+    }
+
+    /// Sends `messages` (each a path, then TYPE:VALUE arguments) in turn from one socket with
+    /// python-osc; the first `count` messages that came back to it, and whether all `count` came within 5 s.
+    static func exchange(_ port: Int, expecting count: Int, _ messages: [[String]]) throws -> (replies: [Reply], complete: Bool) {
+        let encoded = try messages.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }
+        let result = try run("/usr/bin/python3", [probe, "exchange", String(port), String(count)] + encoded)
+        let replies = result.standardOutput.split(separator: "\n").compactMap { line -> Reply? in
+            guard let array = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [Any], array.count == 2,
+                  let path = array[0] as? String, let arguments = array[1] as? [[Any]] else { return nil }
+            return Reply(path: path, arguments: arguments.map { pair in
+                Reply.Argument(type: pair.first as? String ?? "?", value: pair.count > 1 ? "\(pair[1])" : "")
+            })
+        }
+        return (replies, result.status == 0)
+    }
+
+    /// Debian's klick 0.12.2, klick's own OSC server, on a JACK dummy server.
+    static let klickAvailable = available && FileManager.default.isExecutableFile(atPath: "/usr/bin/klick") && JackLoopback.isInstalled
+
+    /// `/klick/query` answers what klick 0.12.2 answers, message for message in
+    /// its order and types (asked of Debian's klick itself, `klick -o PORT 120`
+    /// on a JACK dummy server), with this run's values: 120 bpm, 4/4, playing,
+    /// and klick's for sounds from files (`,i -2`, where its manual names a `,ss` it never sends).
+    @Test(.enabled(if: klickAvailable || RealTimeLoopbackTests.required))
+    func aQueryAnswersKlicksMessagesInKlicksTypes() throws {
+        try #require(Self.klickAvailable, "python-osc, klick and jackd2 are needed: run scripts/setup --test")
+        let server = try JackLoopback()
+        let klickPort = try OSCSocket(host: "127.0.0.1", port: 0).port
+        // The same sound files for both: klick's `-S emphasis,normal`, our --bell-sound and --beat-sound.
+        let sounds = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sounds").path
+        let bell = "\(sounds)/bell.wav", beat = "\(sounds)/beat.wav"
+        let klick = try server.launch("/usr/bin/klick", ["-o", String(klickPort), "-S", "\(bell),\(beat)", "120"], log: server.home.file("klick.log"))
+        // klick 0.12.2 may sit out a SIGTERM: SIGKILL after 2 s.
+        defer { endAll([klick]) }
+        try server.waitForPort("klick:out")
+        // klick answers once its OSC thread runs: a ping first.
+        #expect(waitUntil(seconds: 10, every: .milliseconds(50)) { (try? Self.send(klickPort, "/klick/ping", ask: true)) != nil })
+        let theirs = try Self.exchange(klickPort, expecting: 13, [["/klick/query"]])
+        try #require(theirs.complete, "klick answered \(theirs.replies)")
+
+        let run = try Run(["--bpm", "120", "--bell-sound", bell, "--beat-sound", beat])
+        let ours = try Self.exchange(run.port, expecting: 13, [["/klick/query"]])
+        #expect(ours.complete, "\(ours.replies)")
+        #expect(ours.replies.map(\.shape) == theirs.replies.map(\.shape), "ours \(ours.replies), klick's \(theirs.replies)")
+        let values = Dictionary(ours.replies.map { ($0.path, $0) }) { first, _ in first }
+        #expect(values["/klick/simple/tempo"]?.number == 120 && values["/klick/simple/current_tempo"]?.number == 120)
+        #expect(values["/klick/simple/meter"]?.arguments.map(\.value) == ["4", "4"])
+        #expect(values["/klick/metro/active"]?.number == 1 && values["/klick/metro/type"]?.arguments.first?.value == "simple")
+        #expect(values["/klick/config/volume"]?.number == 1)
+        #expect(values["/klick/config/sound"] == theirs.replies.first { $0.path == "/klick/config/sound" }, "\(theirs.replies)")
+        // Each part's own query: the same messages, that part's alone, to a return address too.
+        #expect(try Self.exchange(run.port, expecting: 2, [["/klick/metro/query"]]).replies.map(\.shape) == ["/klick/metro/type ,s", "/klick/metro/active ,i"])
+        #expect(try Self.send(run.port, "/klick/config/query", ask: true, replyTo: true) == #"["/klick/config/sound", [["i", -2]], "reply-to"]"#)
+        #expect(run.saidMore.isEmpty, "\(run.saidMore)")
+    }
+
+    /// A registered client is told of each change as klick tells it: the tempo
+    /// asked (`,f`), then the tempo heard once it is heard; the volume; the
+    /// meter from the next bar; stop and start as `active`. Unregistered, it is told nothing.
+    @Test(.enabled(if: available || RealTimeLoopbackTests.required))
+    func aRegisteredClientIsToldOfEachChange() throws {
+        try #require(Self.available, "\(Self.needs)")
+        let run = try Run(["--bpm", "240"]), port = run.port
+        let tempo = try Self.exchange(port, expecting: 2, [["/klick/register_client"], ["/klick/simple/set_tempo", "f:150"]])
+        #expect(tempo.replies.map(\.description) == ["/klick/simple/tempo f:150.0", "/klick/simple/current_tempo f:150.0"], "\(tempo.replies)")
+        let others = try Self.exchange(port, expecting: 5, [["/klick/register_client"], ["/klick/config/set_volume", "f:0.5"],
+                                                            ["/klick/simple/set_meter", "i:3", "i:4"], ["/klick/metro/stop"], ["/klick/metro/start"]])
+        let told = others.replies.map(\.description)
+        #expect(told.contains("/klick/config/volume f:0.5") && told.contains("/klick/simple/meter i:3 i:4"), "\(told)")
+        #expect(told.filter { $0.hasPrefix("/klick/metro/active") } == ["/klick/metro/active i:0", "/klick/metro/active i:1"], "\(told)")
+        // Unregistered, a change tells it nothing: the pong of the ping after it is the first thing back
+        // (registered, the tempo would come first: clients are told as each message is taken).
+        let quiet = try Self.exchange(port, expecting: 1, [["/klick/register_client"], ["/klick/unregister_client"],
+                                                           ["/klick/simple/set_tempo", "f:100"], ["/klick/ping"]])
+        #expect(quiet.replies.map(\.path) == ["/klick/pong"], "\(quiet.replies)")
+    }
+
+    /// A message of klick's that this metronome has no counterpart for is
+    /// answered `/metronome/error ,ss PATH REASON`, and changes nothing; one
+    /// that opens a file says it is refused without `--osc-allow-files`.
+    @Test(.enabled(if: available || RealTimeLoopbackTests.required))
+    func whatHasNoCounterpartIsAnsweredWithAnError() throws {
+        try #require(Self.available, "\(Self.needs)")
+        let run = try Run(["--bpm", "120", "--meter", "4/4"]), port = run.port
+        func error(_ message: [String]) throws -> String {
+            let answer = try Self.exchange(port, expecting: 1, [message])
+            return answer.replies.first.map { "\($0.path) \($0.arguments.map(\.value).joined(separator: ": "))" } ?? "nothing"
+        }
+        #expect(try error(["/klick/config/set_sound_pitch", "f:1.5", "f:1"]) == "/metronome/error /klick/config/set_sound_pitch: the sounds play at their own pitch")
+        #expect(try error(["/klick/map/load_file", "s:/etc/passwd"]) == "/metronome/error /klick/map/load_file: a message that opens a file is refused without --osc-allow-files")
+        #expect(try error(["/klick/simple/set_meter", "i:3", "i:8"]) == "/metronome/error /klick/simple/set_meter: the note value stays 4: only the beats per bar change while playing")
+        #expect(try error(["/klick/map/query"]) == "/metronome/error /klick/map/query: function not available for current metronome type")
+        #expect(try error(["/klick/metro/set_type", "s:map"]) == "/metronome/error /klick/metro/set_type: this run plays a simple metronome: its kind is chosen at the start")
+        // Nothing changed: still 4/4 at 120.
+        let state = try Self.exchange(port, expecting: 7, [["/klick/simple/query"]]).replies
+        #expect(state.first { $0.path == "/klick/simple/meter" }?.arguments.map(\.value) == ["4", "4"], "\(state)")
+        #expect(PracticeKeysTests.read(run.trace).tempi.map(\.bpm) == ["120"])
+    }
 }

@@ -118,6 +118,83 @@ import MetronomeTestSupport
         #expect(request("/elsewhere") == nil)
     }
 
+    @Test func klicksOtherMessagesAsRequests() {
+        func request(_ path: String, _ arguments: [OSCArgument] = [], files: Bool = false) -> OSCRequest? {
+            KlickNamespace.request(for: OSCMessage(path, arguments), filesAllowed: files)
+        }
+        #expect(request("/klick/check") == .check(replyTo: nil))
+        #expect(request("/klick/register_client") == .register(nil))
+        #expect(request("/klick/register_client", [.string("9001")]) == .register("9001"))
+        #expect(request("/klick/unregister_client", [.string("9001")]) == .unregister("9001"))
+        #expect(request("/klick/register_client", [.float(1)]) == .refused)
+        #expect(request("/klick/query") == .query(nil, replyTo: nil))
+        for part in KlickPart.allCases {
+            #expect(request("/klick/\(part.rawValue)/query", [.string("9002")]) == .query(part, replyTo: "9002"))
+        }
+        #expect(request("/klick/config/set_volume", [.float(0.25)]) == .volume(percent: 25))
+        #expect(request("/klick/config/set_volume", [.int32(3)]) == .volume(percent: 100))
+        #expect(request("/klick/simple/set_meter", [.int32(7), .int32(8)]) == .meter(beats: 7, noteValue: 8))
+        #expect(request("/klick/simple/set_meter", [.float(3), .double(4)]) == .meter(beats: 3, noteValue: 4))
+        #expect(request("/klick/simple/set_meter", [.float(3.5), .int32(4)]) == .refused)
+        #expect(request("/klick/simple/set_meter", [.int32(33), .int32(4)]) == .unsupported(path: "/klick/simple/set_meter",
+            reason: "a meter has 0 (no bell) to 32 beats over 1, 2, 4, 8, 16 or 32"))
+        #expect(request("/klick/simple/set_meter", [.int32(3), .int32(5)]) != .meter(beats: 3, noteValue: 5))
+        #expect(request("/klick/simple/tap", [.double(12.5)]) == .control(.action(.tap)))
+        #expect(request("/klick/metro/set_type", [.string("map")]) == .metronomeType("map"))
+        // A file named by a peer: refused without --osc-allow-files, in so many words.
+        let refusal = "a message that opens a file is refused without --osc-allow-files"
+        #expect(request("/klick/map/load_file", [.string("/etc/passwd")]) == .unsupported(path: "/klick/map/load_file", reason: refusal))
+        #expect(request("/klick/config/set_sound", [.string("a.wav"), .string("b.wav")]) == .unsupported(path: "/klick/config/set_sound", reason: refusal))
+        #expect(request("/klick/map/load_file", [.string("/etc/passwd")], files: true) != .unsupported(path: "/klick/map/load_file", reason: refusal))
+        // Every other message of klick's has an answer, and its wrong types are refused.
+        for path in ["/klick/simple/set_pattern", "/klick/simple/set_tempo_increment", "/klick/config/set_sound_pitch",
+                     "/klick/config/autoconnect", "/klick/map/set_preroll"] {
+            #expect(request(path, [.other(UInt8(ascii: "T")), .other(UInt8(ascii: "T")), .other(UInt8(ascii: "T"))]) == .refused, "\(path)")
+        }
+        #expect(request("/klick/config/set_sound_pitch", [.float(1), .float(1)])
+            == .unsupported(path: "/klick/config/set_sound_pitch", reason: "the sounds play at their own pitch"))
+    }
+
+    static let simple = KlickState(type: .simple, volume: 1, active: true, tempo: 120, currentTempo: 120, beatsPerBar: 4, noteValue: 4)
+
+    /// A query's replies: klick's messages in its order and types; a part that
+    /// is not the run's kind answers klick's own words as an error.
+    @Test func aQueryIsKlicksMessagesForTheRunsKind() {
+        let all = KlickNamespace.replies(to: nil, state: Self.simple)
+        #expect(all.map(\.path) == ["/klick/config/sound", "/klick/config/sound_volume", "/klick/config/sound_pitch", "/klick/config/volume",
+                                    "/klick/metro/type", "/klick/metro/active", "/klick/simple/tempo", "/klick/simple/tempo_increment",
+                                    "/klick/simple/tempo_start", "/klick/simple/tempo_limit", "/klick/simple/current_tempo",
+                                    "/klick/simple/meter", "/klick/simple/pattern"])
+        #expect(all[11].arguments == [.int32(4), .int32(4)])
+        var map = Self.simple
+        map.type = .map
+        map.mapFile = "song.txt"
+        map.preroll = 2
+        #expect(KlickNamespace.replies(to: .map, state: map) == [OSCMessage("/klick/map/filename", [.string("song.txt")]),
+                                                                 OSCMessage("/klick/map/preroll", [.int32(2)]),
+                                                                 OSCMessage("/klick/map/tempo_multiplier", [.float(1)])])
+        #expect(KlickNamespace.replies(to: .simple, state: map)
+            == [OSCMessage("/metronome/error", [.string("/klick/simple/query"), .string("function not available for current metronome type")])])
+        #expect(KlickNamespace.replies(to: nil, state: map).suffix(3).map(\.path) == ["/klick/map/filename", "/klick/map/preroll", "/klick/map/tempo_multiplier"])
+    }
+
+    /// Registered clients are told each value that changed, in its query's message; nothing when nothing did.
+    @Test func notificationsAreTheValuesThatChanged() {
+        var changed = Self.simple
+        #expect(KlickNamespace.notifications(from: Self.simple, to: changed).isEmpty)
+        changed.tempo = 150
+        changed.active = false
+        changed.beatsPerBar = 3
+        #expect(KlickNamespace.notifications(from: Self.simple, to: changed) == [OSCMessage("/klick/metro/active", [.int32(0)]),
+                                                                                OSCMessage("/klick/simple/tempo", [.float(150)]),
+                                                                                OSCMessage("/klick/simple/meter", [.int32(3), .int32(4)])])
+        var louder = Self.simple
+        louder.volume = 0.5
+        louder.currentTempo = 121
+        #expect(KlickNamespace.notifications(from: Self.simple, to: louder) == [OSCMessage("/klick/config/volume", [.float(0.5)]),
+                                                                               OSCMessage("/klick/simple/current_tempo", [.float(121)])])
+    }
+
     /// Two sockets on loopback: a message sent from one is received by the
     /// other with its sender's port; a port in use is refused in one line.
     @Test func aSocketReceivesWhatAnotherSendsAndAPortInUseIsRefused() throws {

@@ -3,6 +3,7 @@
 
     osc_probe.py send PORT PATH [ARG...]
     osc_probe.py ask PORT PATH [ARG...] [--reply-to | --reply-to-port]
+    osc_probe.py exchange PORT COUNT MESSAGE...
 
 ARG is TYPE:VALUE: i (int32), h (int64), f (float32), d (double), s (string).
 `send` sends the message to 127.0.0.1:PORT over UDP and leaves. `ask` sends it
@@ -11,11 +12,15 @@ and waits up to 5 s for one message back: on the socket it sent from, or with
 last string argument, as klick's return addresses are given (--reply-to-port:
 its port alone, as klick's own clients give it). It prints the
 message back as one JSON line [path, [[type, value], ...], "sender" or
-"reply-to"], or exits 1 on silence.
+"reply-to"], or exits 1 on silence. `exchange` sends each MESSAGE (a JSON
+array: PATH, then TYPE:VALUE strings) in turn from one socket, then prints
+each of the first COUNT messages that come back to it as a JSON line
+[path, [[type, value], ...]]; it exits 1 if fewer came within 5 s.
 """
 import json
 import socket
 import sys
+import time
 
 from pythonosc.osc_message import OscMessage
 from pythonosc.osc_message_builder import OscMessageBuilder
@@ -33,7 +38,35 @@ def message(path, arguments):
     return builder.build().dgram
 
 
+def decoded(data):
+    reply = OscMessage(data)
+    types = reply.dgram[len(reply.address) + 1:].split(b",", 1)[1].split(b"\0", 1)[0].decode()
+    return reply.address, [[kind, value] for kind, value in zip(types, reply.params)]
+
+
+def exchange(port, count, messages):
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind(("127.0.0.1", 0))
+    for text in messages:
+        path, *arguments = json.loads(text)
+        sock.sendto(message(path, arguments), ("127.0.0.1", port))
+    deadline = time.monotonic() + 5
+    for _ in range(count):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return 1
+        sock.settimeout(remaining)
+        try:
+            data, _ = sock.recvfrom(65536)
+        except socket.timeout:
+            return 1
+        print(json.dumps(list(decoded(data))), flush=True)
+    return 0
+
+
 def main():
+    if sys.argv[1] == "exchange":
+        return exchange(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:])
     mode, port, path, rest = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
     reply_to = "--reply-to" in rest or "--reply-to-port" in rest
     arguments = [argument for argument in rest if argument not in ("--reply-to", "--reply-to-port")]
@@ -53,10 +86,8 @@ def main():
         data, _ = listener.recvfrom(65536)
     except socket.timeout:
         return 1
-    reply = OscMessage(data)
-    types = reply.dgram[len(reply.address) + 1:].split(b",", 1)[1].split(b"\0", 1)[0].decode()
-    print(json.dumps([reply.address, [[kind, value] for kind, value in zip(types, reply.params)],
-                      "reply-to" if reply_to else "sender"]), flush=True)
+    address, values = decoded(data)
+    print(json.dumps([address, values, "reply-to" if reply_to else "sender"]), flush=True)
     return 0
 
 

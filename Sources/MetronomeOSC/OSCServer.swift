@@ -1,0 +1,123 @@
+/// klick's OSC server over one socket: the packets waiting each wake, read
+/// as requests; replies to a sender or a return address; the clients
+/// registered for notifications, each told what changed since it was last
+/// told. Bounded a wake, so a flood never holds up the picture: 64 packets,
+/// 256 messages, 192 replies and notifications; the rest wait or are dropped.
+package final class OSCServer {
+    package let socket: OSCSocket
+    /// `--osc-allow-files`: messages that name a file are considered, not refused outright.
+    package let filesAllowed: Bool
+    /// The clients registered (`/klick/register_client`), 16 at most: a 17th replaces none.
+    package private(set) var clients: [OSCPeer] = []
+    package static let mostClients = 16
+    /// Messages taken; those refused (their types, a return address that is none);
+    /// those answered with an error (no counterpart here); replies dropped over a wake's budget.
+    package private(set) var taken = 0
+    package private(set) var refused = 0
+    package private(set) var unsupported = 0
+    package private(set) var repliesDropped = 0
+    private var budget = 0
+    /// The state registered clients were last told of.
+    private var told: KlickState?
+
+    package init(socket: OSCSocket, filesAllowed: Bool) {
+        self.socket = socket
+        self.filesAllowed = filesAllowed
+    }
+
+    /// Takes the packets waiting and hands each request for the run to `act`, with who sent it;
+    /// queries, pings and registrations are answered here, from `state()` as it is then.
+    package func takeWaiting(state: () -> KlickState, act: (OSCRequest, OSCPeer) -> Void) {
+        budget = 192
+        var messagesTaken = 0
+        for _ in 0..<64 where messagesTaken < 256 {
+            guard let (messages, sender) = socket.receive() else { return }
+            messagesTaken += messages.count
+            taken += messages.count
+            for message in messages {
+                guard let request = KlickNamespace.request(for: message, filesAllowed: filesAllowed) else { continue }
+                handle(request, from: sender, state: state, act: act)
+            }
+        }
+    }
+
+    private func handle(_ request: OSCRequest, from sender: OSCPeer, state: () -> KlickState, act: (OSCRequest, OSCPeer) -> Void) {
+        /// The return address given, else the sender; nil (refused) for one that is none.
+        func peer(_ text: String?) -> OSCPeer? {
+            guard let text else { return sender }
+            guard let peer = OSCPeer(returnAddress: text, sender: sender) else {
+                refused += 1
+                return nil
+            }
+            return peer
+        }
+        switch request {
+        case .ping(let replyTo):
+            if let peer = peer(replyTo) { send(OSCMessage("/klick/pong"), to: peer) }
+        case .check(let replyTo):
+            if let peer = peer(replyTo) { send(OSCMessage("/klick/ready"), to: peer) }
+        case .register(let address):
+            guard let peer = peer(address), !clients.contains(where: { $0 == peer }) else { return }
+            guard clients.count < Self.mostClients else {
+                send(OSCMessage(KlickNamespace.errorPath, [.string("/klick/register_client"), .string("\(Self.mostClients) clients are registered already")]), to: peer)
+                return
+            }
+            clients.append(peer)
+        case .unregister(let address):
+            guard let peer = peer(address) else { return }
+            clients.removeAll { $0 == peer }
+        case .query(let part, let replyTo):
+            guard let peer = peer(replyTo) else { return }
+            for reply in KlickNamespace.replies(to: part, state: state()) { send(reply, to: peer) }
+        case .unsupported(let path, let reason):
+            unsupported += 1
+            send(OSCMessage(KlickNamespace.errorPath, [.string(path), .string(reason)]), to: sender)
+        case .refused:
+            refused += 1
+        case .metronomeType(let type):
+            let current = state().type
+            if type != current.rawValue {
+                unsupported += 1
+                let reason = ["simple", "map", "jack"].contains(type)
+                    ? "this run plays a \(current.rawValue) metronome: its kind is chosen at the start"
+                    : "'\(type)' is none of simple, map, jack"
+                send(OSCMessage(KlickNamespace.errorPath, [.string("/klick/metro/set_type"), .string(reason)]), to: sender)
+            }
+        case .quit, .control, .volume, .meter:
+            act(request, sender)
+            // Told at once, as klick tells them: a stop and a start taken in one wake are two changes.
+            notify(state())
+        }
+    }
+
+    /// Tells each registered client what changed since they were last told (nothing the first time),
+    /// within what is left of the wake's budget (a change not told for it is counted as dropped).
+    package func notify(_ state: KlickState) {
+        defer { told = state }
+        guard let told, told != state, !clients.isEmpty else { return }
+        for message in KlickNamespace.notifications(from: told, to: state) {
+            for client in clients { send(message, to: client) }
+        }
+    }
+
+    /// Answers the sender of a request the loop could not carry out.
+    package func refuse(_ path: String, because reason: String, to peer: OSCPeer) {
+        unsupported += 1
+        send(OSCMessage(KlickNamespace.errorPath, [.string(path), .string(reason)]), to: peer)
+    }
+
+    private func send(_ message: OSCMessage, to peer: OSCPeer) {
+        guard budget > 0 else {
+            repliesDropped += 1
+            return
+        }
+        budget -= 1
+        socket.send(message, to: peer)
+    }
+
+    /// `--verbose`'s line at the end.
+    package var summary: String {
+        "osc: \(taken) message\(taken == 1 ? "" : "s") taken, \(refused) refused, \(unsupported) answered with an error, "
+            + "\(socket.malformed) malformed packet\(socket.malformed == 1 ? "" : "s") dropped, \(repliesDropped) repl\(repliesDropped == 1 ? "y" : "ies") over the budget dropped"
+    }
+}
