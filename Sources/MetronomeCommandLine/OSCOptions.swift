@@ -3,7 +3,7 @@ import MetronomeSession
 
 /// Remote control over OSC: klick's namespace on a UDP port.
 struct OSCOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Listen for OSC on this UDP port: klick's namespace (/klick/ping, query, register_client, metro, simple, config, map; see metronome(1)).", valueName: "port"))
+    @Option(name: .long, help: ArgumentHelp("Listen for OSC on this UDP port: klick's namespace (/klick/...), every key's action (/metronome/tap, ...) and a beat feed timetagged with when each beat is heard (/metronome/subscribe).", valueName: "port"))
     var osc: Int?
 
     @Option(name: .long, help: ArgumentHelp("With --osc, the address to listen on: 127.0.0.1 unless given (0.0.0.0 or :: for every network: any peer there can then control the run).", valueName: "address"))

@@ -1,8 +1,8 @@
 import MetronomeTiming
 
 /// What an OSC message asks of a run, in klick's namespace (`/klick/...`,
-/// as klick 0.12.2's manual lists it and klick answers it), before anything
-/// is done: the loop acts on it and sends the replies.
+/// as klick 0.12.2's manual lists it and klick answers it) or ours
+/// (`/metronome/...`), before anything is done: the loop acts on it and sends the replies.
 package enum OSCRequest: Sendable, Equatable {
     /// `/klick/ping`: `/klick/pong` back, to the return address given (an OSC URL) or the sender.
     case ping(replyTo: String?)
@@ -20,13 +20,18 @@ package enum OSCRequest: Sendable, Equatable {
     case control(MIDIMap.Response)
     /// `/klick/config/set_volume ,f`: the volume, 0 to 1 (as a fraction; beyond, its nearest end).
     case volume(percent: Int)
-    /// `/klick/simple/set_meter ,ii`: beats per bar (0: no bell) and the note value.
-    case meter(beats: Int, noteValue: Int)
+    /// `/klick/simple/set_meter ,ii`: beats per bar (0: no bell) and the note value
+    /// (nil: the one playing, `/metronome/meter ,i`).
+    case meter(beats: Int, noteValue: Int?)
     /// `/klick/metro/set_type ,s`: the kind of metronome klick would switch to.
     case metronomeType(String)
     /// A message of klick's namespace that this metronome has no counterpart for:
     /// answered with `/metronome/error ,ss PATH REASON` to the sender.
     case unsupported(path: String, reason: String)
+    /// `/metronome/subscribe`: the address (or the sender) receives the beat feed from now on.
+    case subscribe(String?)
+    /// `/metronome/unsubscribe`: no longer.
+    case unsubscribe(String?)
     /// A message of klick's namespace with arguments of the wrong types: refused, counted.
     case refused
 }
@@ -74,6 +79,26 @@ package enum KlickNamespace {
             return address().map { .query(nil, replyTo: $0) } ?? .refused
         case "/klick/quit":
             return arguments.isEmpty ? .quit : .refused
+        case "/metronome/tempo":
+            guard let bpm = numbers(1)?[0], bpm > 0 else { return .refused }
+            let millibeats = (min(bpm, Double(Tempo.range.upperBound) / 1_000) * 1_000).rounded()
+            return .control(.tempo(Tempo(clamping: Int64(millibeats))))
+        case "/metronome/volume":
+            guard let volume = numbers(1)?[0] else { return .refused }
+            return .volume(percent: Int((min(max(volume, 0), 1) * 100).rounded()))
+        case "/metronome/meter":
+            guard let beats = numbers(1)?[0], beats == beats.rounded() else { return .refused }
+            guard beats >= 0, beats <= Double(Meter.maximumBeats) else {
+                return unsupported("a bar has 0 (no bell) to \(Meter.maximumBeats) beats")
+            }
+            return .meter(beats: Int(beats), noteValue: nil)
+        case "/metronome/pattern":
+            guard arguments.count == 1, arguments[0].text != nil else { return .refused }
+            return unsupported("a bar's pattern is chosen at the start (--pattern)")
+        case "/metronome/subscribe":
+            return address().map { .subscribe($0) } ?? .refused
+        case "/metronome/unsubscribe":
+            return address().map { .unsubscribe($0) } ?? .refused
         case "/klick/metro/start":
             return arguments.isEmpty ? .control(.action(.start)) : .refused
         case "/klick/metro/stop":
@@ -130,6 +155,10 @@ package enum KlickNamespace {
             guard numbers(1) != nil else { return .refused }
             return unsupported("a tempo map plays at its own tempi")
         default:
+            // Our own namespace: every key's action, by the name the MIDI map gives it.
+            if path.hasPrefix("/metronome/"), let action = MIDIMap.action(named: String(path.dropFirst("/metronome/".count))) {
+                return arguments.isEmpty ? .control(.action(action)) : .refused
+            }
             for part in KlickPart.allCases where path == "/klick/\(part.rawValue)/query" {
                 return address().map { .query(part, replyTo: $0) } ?? .refused
             }

@@ -104,6 +104,16 @@ package struct OSCMessage: Sendable, Equatable {
         return messages.count <= mostMessages
     }
 
+    /// The message alone in a bundle timetagged `timetag` (OSC's NTP time): "#bundle",
+    /// the timetag and the message after its size, each big-endian.
+    package func bundled(at timetag: UInt64) -> [UInt8] {
+        let message = encoded()
+        var bytes = Array("#bundle\0".utf8)
+        withUnsafeBytes(of: timetag.bigEndian) { bytes += $0 }
+        withUnsafeBytes(of: UInt32(message.count).bigEndian) { bytes += $0 }
+        return bytes + message
+    }
+
     /// The message as a packet, encoded by liblo.
     package func encoded() -> [UInt8] {
         guard let message = lo_message_new() else { return [] }

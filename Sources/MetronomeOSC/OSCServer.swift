@@ -1,3 +1,5 @@
+import MetronomeSupport
+
 /// klick's OSC server over one socket: the packets waiting each wake, read
 /// as requests; replies to a sender or a return address; the clients
 /// registered for notifications, each told what changed since it was last
@@ -10,6 +12,8 @@ package final class OSCServer {
     /// The clients registered (`/klick/register_client`), 16 at most: a 17th replaces none.
     package private(set) var clients: [OSCPeer] = []
     package static let mostClients = 16
+    /// The beat feed's subscribers (`/metronome/subscribe`), 16 at most.
+    package private(set) var subscribers: [OSCPeer] = []
     /// Messages taken; those refused (their types, a return address that is none);
     /// those answered with an error (no counterpart here); replies dropped over a wake's budget.
     package private(set) var taken = 0
@@ -66,6 +70,16 @@ package final class OSCServer {
         case .unregister(let address):
             guard let peer = peer(address) else { return }
             clients.removeAll { $0 == peer }
+        case .subscribe(let address):
+            guard let peer = peer(address), !subscribers.contains(where: { $0 == peer }) else { return }
+            guard subscribers.count < Self.mostClients else {
+                send(OSCMessage(KlickNamespace.errorPath, [.string("/metronome/subscribe"), .string("\(Self.mostClients) clients are subscribed already")]), to: peer)
+                return
+            }
+            subscribers.append(peer)
+        case .unsubscribe(let address):
+            guard let peer = peer(address) else { return }
+            subscribers.removeAll { $0 == peer }
         case .query(let part, let replyTo):
             guard let peer = peer(replyTo) else { return }
             for reply in KlickNamespace.replies(to: part, state: state()) { send(reply, to: peer) }
@@ -100,6 +114,19 @@ package final class OSCServer {
         }
     }
 
+    /// Sends each subscriber of the beat feed `beat` in a bundle timetagged with the NTP time
+    /// at which it will be heard, `heard` on the monotonic clock. Outside the wake's budget:
+    /// a flood of requests never costs the feed a beat.
+    package func feed(_ beat: OSCMessage, heard: MonotonicInstant) {
+        guard !subscribers.isEmpty else { return }
+        let packet = beat.bundled(at: OSCTime.ntp(of: heard))
+        for subscriber in subscribers { socket.send(packet: packet, to: subscriber) }
+        fed += 1
+    }
+
+    /// Beats sent to the feed's subscribers.
+    package private(set) var fed = 0
+
     /// Answers the sender of a request the loop could not carry out.
     package func refuse(_ path: String, because reason: String, to peer: OSCPeer) {
         unsupported += 1
@@ -118,6 +145,6 @@ package final class OSCServer {
     /// `--verbose`'s line at the end.
     package var summary: String {
         "osc: \(taken) message\(taken == 1 ? "" : "s") taken, \(refused) refused, \(unsupported) answered with an error, "
-            + "\(socket.malformed) malformed packet\(socket.malformed == 1 ? "" : "s") dropped, \(repliesDropped) repl\(repliesDropped == 1 ? "y" : "ies") over the budget dropped"
+            + "\(fed) beat\(fed == 1 ? "" : "s") fed, \(socket.malformed) malformed packet\(socket.malformed == 1 ? "" : "s") dropped, \(repliesDropped) repl\(repliesDropped == 1 ? "y" : "ies") over the budget dropped"
     }
 }

@@ -167,8 +167,12 @@ package final class OSCSocket {
 
     /// Sends `message` to `peer` from this socket's port; a peer that is gone or a full buffer loses it.
     package func send(_ message: OSCMessage, to peer: OSCPeer) {
+        send(packet: message.encoded(), to: peer)
+    }
+
+    /// Sends the bytes of a packet (a message or a bundle) to `peer`, as `send(_:to:)`.
+    package func send(packet bytes: [UInt8], to peer: OSCPeer) {
         var address = peer.storage
-        let bytes = message.encoded()
         _ = bytes.withUnsafeBytes { packet in
             withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

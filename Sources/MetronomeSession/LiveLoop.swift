@@ -85,6 +85,11 @@ final class LiveLoop {
             let (signal, keyReady) = input.wait(milliseconds: wait)
             takeMIDI(&view)
             takeOSC(&view)
+            // The beat feed: clicks sent as soon as the audio thread has started them, not at the next frame.
+            if let osc, !osc.subscribers.isEmpty {
+                collectPassages(at: clock.now(), into: &view)
+                collectClicks(into: &view)
+            }
             if let signal {
                 switch signal {
                 case SIGWINCH:
@@ -173,7 +178,7 @@ final class LiveLoop {
                 for reaction in view.set(volumePercent: percent, at: clock.now()) { act(on: reaction) }
             case .meter(let beats, let noteValue):
                 let meter = view.heardPassage(at: clock.now(), sample: playback.position.snapshot()).meter
-                guard noteValue == meter.noteValue else {
+                guard noteValue == nil || noteValue == meter.noteValue else {
                     osc.refuse("/klick/simple/set_meter", because: "the note value stays \(meter.noteValue): only the beats per bar change while playing", to: sender)
                     return
                 }
@@ -243,5 +248,18 @@ final class LiveLoop {
         if let trace { for click in started { trace.click(click) } }
         inspection?.receive(clicks: started)
         view.receive(clicks: started)
+        if let osc, !osc.subscribers.isEmpty { feed(started, view: view, to: osc) }
+    }
+
+    /// The beat feed (`/metronome/subscribe`): each beat a bundle timetagged with when it will
+    /// be heard, `/metronome/beat ,iifi` bar (from 1; the count-in's 0 and below), beat (from 1),
+    /// tempo and 1 on the bell. Subdivisions and a second voice are not fed.
+    private func feed(_ clicks: [StartedClick], view: LiveView, to osc: OSCServer) {
+        for click in clicks where click.index == 0 && click.sound.isBeat {
+            guard let heard = view.instant(whenHeard: click.frame) else { continue }
+            let tempo = Float(view.tempo(ofClick: click.click).millibeatsPerMinute) / 1_000
+            osc.feed(OSCMessage("/metronome/beat", [.int32(Int32(clamping: click.bar + 1)), .int32(click.beatInBar + 1), .float(tempo),
+                                                    .int32(click.sound == .bell ? 1 : 0)]), heard: heard)
+        }
     }
 }

@@ -252,6 +252,12 @@ struct LiveView {
         motion.history.passage(atFrame: heardClock.heardFrame(at: now, sample: sample))
     }
 
+    /// When `frame` will be heard on the monotonic clock, on the line the picture follows (nil before the first sample).
+    func instant(whenHeard frame: Int64) -> MonotonicInstant? { heardClock.instant(whenHeard: frame) }
+
+    /// The tempo click `click` plays at, of the passages received so far.
+    func tempo(ofClick click: Int64) -> Tempo { motion.history.passage(forClick: click).tempo }
+
     /// What klick's OSC queries report at `now`.
     mutating func klickState(_ report: KlickReport, at now: MonotonicInstant, sample: Sample) -> KlickState {
         report.state(controller: controller, heard: heardPassage(at: now, sample: sample),

@@ -123,6 +123,9 @@ package struct MIDIMap: Sendable, Equatable {
         "mute": .mute, "louder": .louder, "softer": .softer,
     ]
 
+    /// The key action a map line (and an OSC path, `/metronome/NAME`) names, such as `tap` or `next-song`.
+    package static func action(named name: String) -> Action? { actions[name] }
+
     /// Parses a map; `name` starts every error message (`name:line:column: what is wrong`).
     package init(parsing bytes: [UInt8], name: String) throws(TimingError) {
         var bindings: [Binding] = []

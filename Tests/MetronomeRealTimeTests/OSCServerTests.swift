@@ -244,4 +244,83 @@ import MetronomeTestSupport
         #expect(state.first { $0.path == "/klick/simple/meter" }?.arguments.map(\.value) == ["4", "4"], "\(state)")
         #expect(PracticeKeysTests.read(run.trace).tempi.map(\.bpm) == ["120"])
     }
+
+    /// The beat feed: a subscriber receives each beat before it is heard, a
+    /// bundle timetagged (OSC's NTP time, read by python-osc) with the instant
+    /// the picture shows it heard: within 1 ms of the time the trace's frames
+    /// put on the click's frame. Bar and beat from 1, the tempo, 1 on the bell.
+    @Test(.enabled(if: (available && TerminalTests.tmuxInstalled) || RealTimeLoopbackTests.required))
+    func theBeatFeedTimetagsEachBeatWithWhenItIsHeard() throws {
+        try #require(Self.available && TerminalTests.tmuxInstalled, "python-osc and tmux are needed: run scripts/setup --test")
+        let directory = TemporaryDirectory(), trace = directory.file("trace.jsonl")
+        let port = try OSCSocket(host: "127.0.0.1", port: 0).port
+        // A picture, so the trace has its frames: each the heard frame at a monotonic time.
+        let pane = try TmuxPane(command: "ALSA_CONFIG_PATH=/nonexistent \(metronomeBinary()) --bpm 200 --meter 3/4 --osc \(port) --trace \(trace) 2>/dev/null",
+                                width: 100)
+        #expect(waitUntil(seconds: 10, every: .milliseconds(20)) { PracticeKeysTests.read(trace).clicks.count >= 1 })
+        let result = try run("/usr/bin/python3", [Self.probe, "feed", String(port), "10"])
+        try pane.send("q")
+        _ = try pane.outcome(seconds: 10)
+        #expect(result.status == 0, "\(result.standardOutput)")
+        let lines = result.standardOutput.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [Any] }
+        let offset = try #require(lines.first.flatMap { $0.count == 2 ? $0[1] as? Double : nil }, "\(result.standardOutput)")
+        let beats = lines.dropFirst().compactMap { line -> (monotonic: Double, path: String, values: [Double], lead: Double)? in
+            guard line.count == 4, let wall = line[0] as? Double, let path = line[1] as? String, let values = line[2] as? [NSNumber],
+                  let received = line[3] as? Double else { return nil }
+            return (wall - offset, path, values.map(\.doubleValue), wall - received)
+        }
+        try #require(beats.count == 10, "\(result.standardOutput)")
+        #expect(beats.allSatisfy { $0.path == "/metronome/beat" && $0.values.count == 4 && $0.values[2] == 200 })
+
+        // Each beat's click in the trace, by bar and beat, and when the trace's frames say its frame was heard.
+        let text = try String(contentsOfFile: trace, encoding: .utf8)
+        var frames: [(time: Double, frame: Double)] = []
+        for line in text.split(separator: "\n") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], object["type"] as? String == "frame",
+                  let time = (object["time"] as? NSNumber)?.doubleValue, let frame = (object["audioFrame"] as? NSNumber)?.doubleValue else { continue }
+            frames.append((time, frame))
+        }
+        let clicks = PracticeKeysTests.read(trace).clicks
+        var deviations: [Double] = []
+        for beat in beats {
+            let bar = Int64(beat.values[0]), inBar = Int64(beat.values[1])
+            let click = try #require(clicks.first { $0.bar == bar && $0.beatInBar == inBar }, "bar \(bar) beat \(inBar) not in the trace")
+            #expect((beat.values[3] == 1) == click.bell && click.bell == (inBar == 1))
+            // The two frames drawn either side of the click's frame: the heard line between them.
+            guard let after = frames.firstIndex(where: { $0.frame >= Double(click.frame) }), after > 0 else { continue }
+            let (a, b) = (frames[after - 1], frames[after])
+            let heard = a.time + (Double(click.frame) - a.frame) / (b.frame - a.frame) * (b.time - a.time)
+            #expect(abs(heard - beat.monotonic) < 0.001, "bar \(bar) beat \(inBar): heard at \(heard), timetag \(beat.monotonic)")
+            deviations.append(abs(heard - beat.monotonic))
+        }
+        #expect(deviations.count >= 8, "\(deviations.count) beats placed among the trace's frames")
+        #expect(beats.allSatisfy { $0.lead > 0 }, "leads \(beats.map(\.lead))")
+        print("beat feed: \(beats.count) beats, timetags at most \(Int((deviations.max() ?? 0) * 1e6)) µs from the heard line, "
+              + "sent \(Int((beats.map(\.lead).min() ?? 0) * 1e3)) to \(Int((beats.map(\.lead).max() ?? 0) * 1e3)) ms ahead")
+    }
+
+    /// Our own namespace does what the keys do: `/metronome/double` at 120 is a
+    /// tempo event at 240, `/metronome/meter ,i 3` bars of 3 from the next bar,
+    /// `/metronome/volume ,f` the volume, as klick's query then reports them.
+    @Test(.enabled(if: available || RealTimeLoopbackTests.required))
+    func ourNamespaceDoesWhatTheKeysDo() throws {
+        try #require(Self.available, "\(Self.needs)")
+        let run = try Run(["--bpm", "120"]), port = run.port
+        _ = try Self.exchange(port, expecting: 0, [["/metronome/double"], ["/metronome/meter", "i:3"], ["/metronome/volume", "f:0.3"]])
+        #expect(waitUntil(seconds: 10, every: .milliseconds(20)) {
+            let (clicks, tempi) = PracticeKeysTests.read(run.trace)
+            guard let change = tempi.first(where: { $0.bpm == "240" }) else { return false }
+            // A bar of 3 after it: a beat 3 followed by a beat 1.
+            return clicks.indices.dropLast().contains { clicks[$0].frame > change.frame && clicks[$0].beatInBar == 3 && clicks[$0 + 1].beatInBar == 1 }
+        }, "no tempo event at 240 and a bar of 3 after it")
+        let state = try Self.exchange(port, expecting: 13, [["/klick/query"]]).replies
+        let values = Dictionary(state.map { ($0.path, $0.arguments.map(\.value)) }) { first, _ in first }
+        #expect(values["/klick/simple/tempo"] == ["240.0"] && values["/klick/simple/meter"] == ["3", "4"], "\(state)")
+        #expect(values["/klick/config/volume"].flatMap { $0.first.flatMap(Double.init) }.map { abs($0 - 0.3) < 1e-6 } == true, "\(state)")
+        // No bar of 4 once bars of 3 began.
+        let clicks = PracticeKeysTests.read(run.trace).clicks
+        // The first bar of 3: a beat 3 followed by a beat 1.
+        let endOfThree = try #require(clicks.indices.dropLast().first { clicks[$0].beatInBar == 3 && clicks[$0 + 1].beatInBar == 1 }, "\(clicks.map(\.beatInBar))")
+        #expect(!clicks[endOfThree...].contains { $0.beatInBar == 4 }, "\(clicks.map(\.beatInBar))")
+    }
 }

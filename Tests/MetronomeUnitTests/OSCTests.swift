@@ -155,6 +155,39 @@ import MetronomeTestSupport
             == .unsupported(path: "/klick/config/set_sound_pitch", reason: "the sounds play at their own pitch"))
     }
 
+    /// Our own namespace: each key's action by its map name, a tempo, a volume and beats per bar.
+    @Test func ourNamespaceIsEveryKeysAction() {
+        func request(_ path: String, _ arguments: [OSCArgument] = []) -> OSCRequest? { KlickNamespace.request(for: OSCMessage(path, arguments)) }
+        let actions: [(String, MIDIMap.Action)] = [("tap", .tap), ("start-stop", .startStop), ("start", .start), ("stop", .stop),
+                                                   ("next-song", .nextSong), ("previous-song", .previousSong), ("faster", .faster),
+                                                   ("slower", .slower), ("much-faster", .muchFaster), ("much-slower", .muchSlower),
+                                                   ("double", .double), ("half", .half), ("mute", .mute), ("louder", .louder), ("softer", .softer)]
+        for (name, action) in actions {
+            #expect(request("/metronome/\(name)") == .control(.action(action)), "\(name)")
+            #expect(request("/metronome/\(name)", [.int32(1)]) == .refused, "\(name)")
+        }
+        #expect(request("/metronome/tempo", [.double(97.25)]) == .control(.tempo(Tempo(clamping: 97_250))))
+        #expect(request("/metronome/volume", [.float(0.4)]) == .volume(percent: 40))
+        #expect(request("/metronome/meter", [.int32(5)]) == .meter(beats: 5, noteValue: nil))
+        #expect(request("/metronome/meter", [.int32(40)]) == .unsupported(path: "/metronome/meter", reason: "a bar has 0 (no bell) to 32 beats"))
+        #expect(request("/metronome/subscribe") == .subscribe(nil))
+        #expect(request("/metronome/unsubscribe", [.string("9000")]) == .unsubscribe("9000"))
+        #expect(request("/metronome/meter-of-nothing") == nil)
+    }
+
+    /// A beat in a bundle: "#bundle", the timetag, the message after its size; NTP time from Unix time.
+    @Test func aBeatIsABundleTimetaggedInNTPTime() {
+        let epoch: UInt64 = 2_208_988_800
+        #expect(OSCTime.ntp(unixNanoseconds: 0) == epoch << 32)
+        #expect(OSCTime.ntp(unixNanoseconds: 1_500_000_000) == ((epoch + 1) << 32) + (1 << 31))
+        // A nanosecond is 4.29 units of 2⁻³² s, rounded.
+        #expect(OSCTime.ntp(unixNanoseconds: 1) == (epoch << 32) + 4)
+        let beat = OSCMessage("/metronome/beat", [.int32(3), .int32(1), .float(120), .int32(1)])
+        let packet = beat.bundled(at: 0x0102_0304_0506_0708)
+        #expect(Array(packet.prefix(16)) == padded("#bundle") + [1, 2, 3, 4, 5, 6, 7, 8])
+        #expect(decode(packet) == [beat])
+    }
+
     static let simple = KlickState(type: .simple, volume: 1, active: true, tempo: 120, currentTempo: 120, beatsPerBar: 4, noteValue: 4)
 
     /// A query's replies: klick's messages in its order and types; a part that

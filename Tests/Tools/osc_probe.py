@@ -4,6 +4,7 @@
     osc_probe.py send PORT PATH [ARG...]
     osc_probe.py ask PORT PATH [ARG...] [--reply-to | --reply-to-port]
     osc_probe.py exchange PORT COUNT MESSAGE...
+    osc_probe.py feed PORT COUNT
 
 ARG is TYPE:VALUE: i (int32), h (int64), f (float32), d (double), s (string).
 `send` sends the message to 127.0.0.1:PORT over UDP and leaves. `ask` sends it
@@ -15,13 +16,20 @@ message back as one JSON line [path, [[type, value], ...], "sender" or
 "reply-to"], or exits 1 on silence. `exchange` sends each MESSAGE (a JSON
 array: PATH, then TYPE:VALUE strings) in turn from one socket, then prints
 each of the first COUNT messages that come back to it as a JSON line
-[path, [[type, value], ...]]; it exits 1 if fewer came within 5 s.
+[path, [[type, value], ...]]; it exits 1 if fewer came within 5 s. `feed`
+subscribes to the beat feed (/metronome/subscribe) and prints first
+["offset", S], the wall clock less the monotonic clock in seconds, then for
+each of the first COUNT bundles that come [timetag, path, arguments,
+received], the timetag in seconds since 1970 as python-osc reads it and the
+wall clock when it came; exits 1 if fewer came
+within 5 s.
 """
 import json
 import socket
 import sys
 import time
 
+from pythonosc.osc_bundle import OscBundle
 from pythonosc.osc_message import OscMessage
 from pythonosc.osc_message_builder import OscMessageBuilder
 
@@ -64,7 +72,32 @@ def exchange(port, count, messages):
     return 0
 
 
+def feed(port, count):
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind(("127.0.0.1", 0))
+    offset = time.clock_gettime(time.CLOCK_REALTIME) - time.clock_gettime(time.CLOCK_MONOTONIC)
+    print(json.dumps(["offset", offset]), flush=True)
+    sock.sendto(message("/metronome/subscribe", []), ("127.0.0.1", port))
+    deadline = time.monotonic() + 5
+    for _ in range(count):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return 1
+        sock.settimeout(remaining)
+        try:
+            data, _ = sock.recvfrom(65536)
+        except socket.timeout:
+            return 1
+        received = time.clock_gettime(time.CLOCK_REALTIME)
+        bundle = OscBundle(data)
+        for content in bundle:
+            print(json.dumps([bundle.timestamp, content.address, list(content.params), received]), flush=True)
+    return 0
+
+
 def main():
+    if sys.argv[1] == "feed":
+        return feed(int(sys.argv[2]), int(sys.argv[3]))
     if sys.argv[1] == "exchange":
         return exchange(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:])
     mode, port, path, rest = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
