@@ -28,6 +28,8 @@ package enum OSCRequest: Sendable, Equatable {
     /// A message of klick's namespace that this metronome has no counterpart for:
     /// answered with `/metronome/error ,ss PATH REASON` to the sender.
     case unsupported(path: String, reason: String)
+    /// `/metronome/query`: the status line's values (`MetronomeStatus`), to the return address or the sender.
+    case status(replyTo: String?)
     /// `/metronome/subscribe`: the address (or the sender) receives the beat feed from now on.
     case subscribe(String?)
     /// `/metronome/unsubscribe`: no longer.
@@ -95,6 +97,8 @@ package enum KlickNamespace {
         case "/metronome/pattern":
             guard arguments.count == 1, arguments[0].text != nil else { return .refused }
             return unsupported("a bar's pattern is chosen at the start (--pattern)")
+        case "/metronome/query":
+            return address().map { .status(replyTo: $0) } ?? .refused
         case "/metronome/subscribe":
             return address().map { .subscribe($0) } ?? .refused
         case "/metronome/unsubscribe":

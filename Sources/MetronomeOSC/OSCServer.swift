@@ -31,7 +31,7 @@ package final class OSCServer {
 
     /// Takes the packets waiting and hands each request for the run to `act`, with who sent it;
     /// queries, pings and registrations are answered here, from `state()` as it is then.
-    package func takeWaiting(state: () -> KlickState, act: (OSCRequest, OSCPeer) -> Void) {
+    package func takeWaiting(state: () -> KlickState, status: () -> MetronomeStatus, act: (OSCRequest, OSCPeer) -> Void) {
         budget = 192
         var messagesTaken = 0
         for _ in 0..<64 where messagesTaken < 256 {
@@ -40,12 +40,13 @@ package final class OSCServer {
             taken += messages.count
             for message in messages {
                 guard let request = KlickNamespace.request(for: message, filesAllowed: filesAllowed) else { continue }
-                handle(request, from: sender, state: state, act: act)
+                handle(request, from: sender, state: state, status: status, act: act)
             }
         }
     }
 
-    private func handle(_ request: OSCRequest, from sender: OSCPeer, state: () -> KlickState, act: (OSCRequest, OSCPeer) -> Void) {
+    private func handle(_ request: OSCRequest, from sender: OSCPeer, state: () -> KlickState, status: () -> MetronomeStatus,
+                        act: (OSCRequest, OSCPeer) -> Void) {
         /// The return address given, else the sender; nil (refused) for one that is none.
         func peer(_ text: String?) -> OSCPeer? {
             guard let text else { return sender }
@@ -97,22 +98,33 @@ package final class OSCServer {
                     : "'\(type)' is none of simple, map, jack"
                 send(OSCMessage(KlickNamespace.errorPath, [.string("/klick/metro/set_type"), .string(reason)]), to: sender)
             }
+        case .status(let replyTo):
+            if let peer = peer(replyTo) { send(status().message, to: peer) }
         case .quit, .control, .volume, .meter:
             act(request, sender)
             // Told at once, as klick tells them: a stop and a start taken in one wake are two changes.
-            notify(state())
+            notify(state(), status())
         }
     }
 
-    /// Tells each registered client what changed since they were last told (nothing the first time),
+    /// Tells each registered client what changed since they were last told (nothing the first time):
+    /// klick's messages, and `/metronome/status` when anything but the bar and beat moved;
     /// within what is left of the wake's budget (a change not told for it is counted as dropped).
-    package func notify(_ state: KlickState) {
-        defer { told = state }
-        guard let told, told != state, !clients.isEmpty else { return }
-        for message in KlickNamespace.notifications(from: told, to: state) {
+    package func notify(_ state: KlickState, _ status: MetronomeStatus) {
+        defer {
+            told = state
+            toldStatus = status
+        }
+        guard !clients.isEmpty else { return }
+        var messages = told.map { KlickNamespace.notifications(from: $0, to: state) } ?? []
+        if let toldStatus, status.differs(from: toldStatus) { messages.append(status.message) }
+        for message in messages {
             for client in clients { send(message, to: client) }
         }
     }
+
+    /// The status registered clients were last told of.
+    private var toldStatus: MetronomeStatus?
 
     /// Sends each subscriber of the beat feed `beat` in a bundle timetagged with the NTP time
     /// at which it will be heard, `heard` on the monotonic clock. Outside the wake's budget:

@@ -167,7 +167,8 @@ final class LiveLoop {
     private func takeOSC(_ view: inout LiveView) {
         guard let osc, let klickReport else { return }
         let playback = self.playback, clock = self.clock
-        osc.takeWaiting(state: { view.klickState(klickReport, at: clock.now(), sample: playback.position.snapshot()) }) { request, sender in
+        osc.takeWaiting(state: { view.klickState(klickReport, at: clock.now(), sample: playback.position.snapshot()) },
+                        status: { view.status(at: clock.now(), sample: playback.position.snapshot(), underruns: playback.underruns) }) { request, sender in
             switch request {
             case .quit:
                 playback.stop()
@@ -187,7 +188,8 @@ final class LiveLoop {
                 return
             }
         }
-        osc.notify(view.klickState(klickReport, at: clock.now(), sample: playback.position.snapshot()))
+        osc.notify(view.klickState(klickReport, at: clock.now(), sample: playback.position.snapshot()),
+                   view.status(at: clock.now(), sample: playback.position.snapshot(), underruns: playback.underruns))
     }
 
     /// What a key asks of the audio thread: a command, a stop, or a setlist's song (a command once a switch starts).

@@ -117,6 +117,7 @@ struct LiveView {
         framesPerSecond = picture ? settings.picture.framesPerSecond : 20
         period = 1_000_000_000 / Int64(framesPerSecond)
         self.controller = controller
+        self.controller.awaitsEchoes = settings.link == nil
         hasSongs = settings.songs != nil
         song = settings.songs.map { $0.place(of: $0.current) }
         if printsLines, let song { pendingSongs.append((0, song)) }
@@ -158,12 +159,13 @@ struct LiveView {
     mutating func receive(passages: [Passage], at now: MonotonicInstant = MonotonicInstant(nanoseconds: .max)) -> [(tempo: Tempo, frame: Int64)] {
         var changes: [(tempo: Tempo, frame: Int64)] = []
         if !passages.isEmpty { self.changes += 1 }
-        let keyRecent = linked && now < fullRateUntil
+        let keyRecent = now < fullRateUntil
         for passage in passages {
             motion.history.append(passage)
             // The tempo keys step from the tempo playing, which a plan or a Link peer moves
-            // (a Link session's resting passage carries its tempo too).
-            if !passage.paused || linked, !keyRecent { controller.follow(passage.tempo) }
+            // (a Link session's resting passage carries its tempo too); a second after a key, the
+            // keys' own tempi as they come back, in a Link session nothing.
+            if !(linked && keyRecent) { controller.follow(passage.tempo, moves: !passage.paused || linked, awaiting: keyRecent) }
             if let frame = tempoChanges.firstFrame(ofChangeTo: passage) { changes.append((passage.tempo, frame)) }
         }
         return changes
@@ -257,6 +259,20 @@ struct LiveView {
 
     /// The tempo click `click` plays at, of the passages received so far.
     func tempo(ofClick click: Int64) -> Tempo { motion.history.passage(forClick: click).tempo }
+
+    /// What `/metronome/query` reports at `now`: the status line's values.
+    mutating func status(at now: MonotonicInstant, sample: Sample, underruns: Int) -> MetronomeStatus {
+        let heard = heardClock.heardFrame(at: now, sample: sample)
+        let history = motion.history
+        let passage = history.passage(atFrame: heard)
+        let last = history.lastClick(atOrBefore: heard)
+        let position = last >= 0 ? history.passage(forClick: last).bar(ofClick: last) : nil
+        return MetronomeStatus(tempo: Float(passage.tempo.millibeatsPerMinute) / 1_000, beatsPerBar: passage.meter.beatsPerBar,
+                               noteValue: passage.meter.noteValue, bar: position.map { Int(clamping: $0.bar + 1) } ?? 0,
+                               beat: position.map { Int($0.beat) + 1 } ?? 0, playing: sharesStartStop ? linkTransportPlays : !controller.paused,
+                               muted: controller.muted, volume: Float(controller.volumePercent) / 100, underruns: underruns,
+                               song: song ?? "", linkPeers: linkPeers ?? -1)
+    }
 
     /// What klick's OSC queries report at `now`.
     mutating func klickState(_ report: KlickReport, at now: MonotonicInstant, sample: Sample) -> KlickState {

@@ -209,11 +209,14 @@ import MetronomeTestSupport
     func aRegisteredClientIsToldOfEachChange() throws {
         try #require(Self.available, "\(Self.needs)")
         let run = try Run(["--bpm", "240"]), port = run.port
-        let tempo = try Self.exchange(port, expecting: 2, [["/klick/register_client"], ["/klick/simple/set_tempo", "f:150"]])
-        #expect(tempo.replies.map(\.description) == ["/klick/simple/tempo f:150.0", "/klick/simple/current_tempo f:150.0"], "\(tempo.replies)")
-        let others = try Self.exchange(port, expecting: 5, [["/klick/register_client"], ["/klick/config/set_volume", "f:0.5"],
+        let tempo = try Self.exchange(port, expecting: 3, [["/klick/register_client"], ["/klick/simple/set_tempo", "f:150"]])
+        #expect(tempo.replies.map(\.description).filter { $0.hasPrefix("/klick/") } == ["/klick/simple/tempo f:150.0", "/klick/simple/current_tempo f:150.0"],
+                "\(tempo.replies)")
+        // Each of the four changes is klick's message and our status after it.
+        let others = try Self.exchange(port, expecting: 8, [["/klick/register_client"], ["/klick/config/set_volume", "f:0.5"],
                                                             ["/klick/simple/set_meter", "i:3", "i:4"], ["/klick/metro/stop"], ["/klick/metro/start"]])
-        let told = others.replies.map(\.description)
+        #expect(others.replies.filter { $0.path == "/metronome/status" }.count == 4, "\(others.replies)")
+        let told = others.replies.map(\.description).filter { $0.hasPrefix("/klick/") }
         #expect(told.contains("/klick/config/volume f:0.5") && told.contains("/klick/simple/meter i:3 i:4"), "\(told)")
         #expect(told.filter { $0.hasPrefix("/klick/metro/active") } == ["/klick/metro/active i:0", "/klick/metro/active i:1"], "\(told)")
         // Unregistered, a change tells it nothing: the pong of the ping after it is the first thing back
@@ -322,5 +325,23 @@ import MetronomeTestSupport
         // The first bar of 3: a beat 3 followed by a beat 1.
         let endOfThree = try #require(clicks.indices.dropLast().first { clicks[$0].beatInBar == 3 && clicks[$0 + 1].beatInBar == 1 }, "\(clicks.map(\.beatInBar))")
         #expect(!clicks[endOfThree...].contains { $0.beatInBar == 4 }, "\(clicks.map(\.beatInBar))")
+    }
+
+    /// `/metronome/query` answers the status line's values in one message; a
+    /// registered client is told it again when any but the bar and beat change
+    /// (here `/metronome/mute`), after klick's own notifications.
+    @Test(.enabled(if: available || RealTimeLoopbackTests.required))
+    func theStatusIsOneMessageAndAChangeTellsItAgain() throws {
+        try #require(Self.available, "\(Self.needs)")
+        let run = try Run(["--bpm", "150", "--meter", "3/8", "--volume", "0.5"]), port = run.port
+        let status = try #require(try Self.exchange(port, expecting: 1, [["/metronome/query"]]).replies.first)
+        #expect(status.path == "/metronome/status" && status.arguments.map(\.type).joined() == "fiiiiiifisi", "\(status)")
+        let values = status.arguments.map(\.value)
+        #expect(values[0] == "150.0" && values[1] == "3" && values[2] == "8", "\(status)")
+        #expect(Int(values[3]).map { $0 >= 1 } == true && Int(values[4]).map { (1...3).contains($0) } == true, "\(status)")
+        #expect(Array(values[5...]) == ["1", "0", "0.5", "0", "", "-1"], "\(status)")
+        let told = try Self.exchange(port, expecting: 1, [["/klick/register_client"], ["/metronome/mute"]])
+        let muted = try #require(told.replies.first, "nothing told")
+        #expect(muted.path == "/metronome/status" && muted.arguments[6].value == "1", "\(told.replies)")
     }
 }

@@ -188,6 +188,20 @@ import MetronomeTestSupport
         #expect(decode(packet) == [beat])
     }
 
+    /// The status: one message in a fixed order; a new bar or beat alone is no change to tell.
+    @Test func theStatusIsOneMessageAndItsBarAndBeatAreNoChange() {
+        let status = MetronomeStatus(tempo: 96.5, beatsPerBar: 7, noteValue: 8, bar: -1, beat: 2, playing: true, muted: false, volume: 0.25,
+                                     underruns: 3, song: "2/5 Waltz", linkPeers: 1)
+        #expect(status.message == OSCMessage("/metronome/status", [.float(96.5), .int32(7), .int32(8), .int32(-1), .int32(2), .int32(1), .int32(0),
+                                                                   .float(0.25), .int32(3), .string("2/5 Waltz"), .int32(1)]))
+        var later = status
+        later.bar = 4
+        later.beat = 1
+        #expect(!later.differs(from: status))
+        later.muted = true
+        #expect(later.differs(from: status))
+    }
+
     static let simple = KlickState(type: .simple, volume: 1, active: true, tempo: 120, currentTempo: 120, beatsPerBar: 4, noteValue: 4)
 
     /// A query's replies: klick's messages in its order and types; a part that
