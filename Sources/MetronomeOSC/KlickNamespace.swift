@@ -48,6 +48,14 @@ package enum KlickNamespace {
     /// `,ss` the path refused and why.
     package static let errorPath = "/metronome/error"
 
+    /// The messages whose one argument, if any, is a return address (else the sender is meant).
+    private static let addressed: [String: @Sendable (String?) -> OSCRequest] = [
+        "/klick/ping": { .ping(replyTo: $0) }, "/klick/check": { .check(replyTo: $0) },
+        "/klick/register_client": { .register($0) }, "/klick/unregister_client": { .unregister($0) },
+        "/klick/query": { .query(nil, replyTo: $0) }, "/metronome/query": { .status(replyTo: $0) },
+        "/metronome/subscribe": { .subscribe($0) }, "/metronome/unsubscribe": { .unsubscribe($0) },
+    ]
+
     /// The request `message` makes; nil for a path this namespace does not have.
     /// Numbers are taken as klick's library takes them: `,i`, `,h`, `,f` or `,d`
     /// where a float is expected; any other type refuses the message (a
@@ -68,26 +76,10 @@ package enum KlickNamespace {
             return values.count == count && values.allSatisfy(\.isFinite) ? values : nil
         }
         func unsupported(_ reason: String) -> OSCRequest { .unsupported(path: path, reason: reason) }
+        if let addressed = addressed[path] { return address().map(addressed) ?? .refused }
         switch path {
-        case "/klick/ping":
-            return address().map { .ping(replyTo: $0) } ?? .refused
-        case "/klick/check":
-            return address().map { .check(replyTo: $0) } ?? .refused
-        case "/klick/register_client":
-            return address().map { .register($0) } ?? .refused
-        case "/klick/unregister_client":
-            return address().map { .unregister($0) } ?? .refused
-        case "/klick/query":
-            return address().map { .query(nil, replyTo: $0) } ?? .refused
         case "/klick/quit":
             return arguments.isEmpty ? .quit : .refused
-        case "/metronome/tempo":
-            guard let bpm = numbers(1)?[0], bpm > 0 else { return .refused }
-            let millibeats = (min(bpm, Double(Tempo.range.upperBound) / 1_000) * 1_000).rounded()
-            return .control(.tempo(Tempo(clamping: Int64(millibeats))))
-        case "/metronome/volume":
-            guard let volume = numbers(1)?[0] else { return .refused }
-            return .volume(percent: Int((min(max(volume, 0), 1) * 100).rounded()))
         case "/metronome/meter":
             guard let beats = numbers(1)?[0], beats == beats.rounded() else { return .refused }
             guard beats >= 0, beats <= Double(Meter.maximumBeats) else {
@@ -97,12 +89,6 @@ package enum KlickNamespace {
         case "/metronome/pattern":
             guard arguments.count == 1, arguments[0].text != nil else { return .refused }
             return unsupported("a bar's pattern is chosen at the start (--pattern)")
-        case "/metronome/query":
-            return address().map { .status(replyTo: $0) } ?? .refused
-        case "/metronome/subscribe":
-            return address().map { .subscribe($0) } ?? .refused
-        case "/metronome/unsubscribe":
-            return address().map { .unsubscribe($0) } ?? .refused
         case "/klick/metro/start":
             return arguments.isEmpty ? .control(.action(.start)) : .refused
         case "/klick/metro/stop":
@@ -113,7 +99,7 @@ package enum KlickNamespace {
         case "/klick/simple/tap":
             // klick takes a `,d` time of the client's too; its clock is not ours: the tap counts from now.
             return arguments.isEmpty || numbers(1) != nil ? .control(.action(.tap)) : .refused
-        case "/klick/simple/set_tempo":
+        case "/klick/simple/set_tempo", "/metronome/tempo":
             guard let bpm = numbers(1)?[0], bpm > 0 else { return .refused }
             // To the thousandth of a bpm the tempo keeps; beyond its range, its nearest end.
             let millibeats = (min(bpm, Double(Tempo.range.upperBound) / 1_000) * 1_000).rounded()
@@ -125,7 +111,7 @@ package enum KlickNamespace {
                 return unsupported("a meter has 0 (no bell) to \(Meter.maximumBeats) beats over 1, 2, 4, 8, 16 or 32")
             }
             return .meter(beats: beats, noteValue: noteValue)
-        case "/klick/config/set_volume":
+        case "/klick/config/set_volume", "/metronome/volume":
             guard let volume = numbers(1)?[0] else { return .refused }
             return .volume(percent: Int((min(max(volume, 0), 1) * 100).rounded()))
         case "/klick/simple/set_pattern":

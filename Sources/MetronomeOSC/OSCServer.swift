@@ -62,25 +62,13 @@ package final class OSCServer {
         case .check(let replyTo):
             if let peer = peer(replyTo) { send(OSCMessage("/klick/ready"), to: peer) }
         case .register(let address):
-            guard let peer = peer(address), !clients.contains(where: { $0 == peer }) else { return }
-            guard clients.count < Self.mostClients else {
-                send(OSCMessage(KlickNamespace.errorPath, [.string("/klick/register_client"), .string("\(Self.mostClients) clients are registered already")]), to: peer)
-                return
-            }
-            clients.append(peer)
+            if let peer = peer(address) { add(peer, to: &clients, path: "/klick/register_client", what: "registered") }
         case .unregister(let address):
-            guard let peer = peer(address) else { return }
-            clients.removeAll { $0 == peer }
+            if let peer = peer(address) { clients.removeAll { $0 == peer } }
         case .subscribe(let address):
-            guard let peer = peer(address), !subscribers.contains(where: { $0 == peer }) else { return }
-            guard subscribers.count < Self.mostClients else {
-                send(OSCMessage(KlickNamespace.errorPath, [.string("/metronome/subscribe"), .string("\(Self.mostClients) clients are subscribed already")]), to: peer)
-                return
-            }
-            subscribers.append(peer)
+            if let peer = peer(address) { add(peer, to: &subscribers, path: "/metronome/subscribe", what: "subscribed") }
         case .unsubscribe(let address):
-            guard let peer = peer(address) else { return }
-            subscribers.removeAll { $0 == peer }
+            if let peer = peer(address) { subscribers.removeAll { $0 == peer } }
         case .query(let part, let replyTo):
             guard let peer = peer(replyTo) else { return }
             for reply in KlickNamespace.replies(to: part, state: state()) { send(reply, to: peer) }
@@ -105,6 +93,16 @@ package final class OSCServer {
             // Told at once, as klick tells them: a stop and a start taken in one wake are two changes.
             notify(state(), status())
         }
+    }
+
+    /// Adds `peer` to `list` (registered clients, the feed's subscribers) once; the 17th is told there is no room.
+    private func add(_ peer: OSCPeer, to list: inout [OSCPeer], path: String, what: String) {
+        guard !list.contains(where: { $0 == peer }) else { return }
+        guard list.count < Self.mostClients else {
+            send(OSCMessage(KlickNamespace.errorPath, [.string(path), .string("\(Self.mostClients) clients are \(what) already")]), to: peer)
+            return
+        }
+        list.append(peer)
     }
 
     /// Tells each registered client what changed since they were last told (nothing the first time):

@@ -52,24 +52,32 @@ def decoded(data):
     return reply.address, [[kind, value] for kind, value in zip(types, reply.params)]
 
 
+def packets(sock, count):
+    """The first `count` packets that come to `sock` within 5 s, as they come; stops early on silence."""
+    deadline = time.monotonic() + 5
+    for _ in range(count):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return
+        sock.settimeout(remaining)
+        try:
+            data, _ = sock.recvfrom(65536)
+        except socket.timeout:
+            return
+        yield data
+
+
 def exchange(port, count, messages):
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.bind(("127.0.0.1", 0))
     for text in messages:
         path, *arguments = json.loads(text)
         sock.sendto(message(path, arguments), ("127.0.0.1", port))
-    deadline = time.monotonic() + 5
-    for _ in range(count):
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return 1
-        sock.settimeout(remaining)
-        try:
-            data, _ = sock.recvfrom(65536)
-        except socket.timeout:
-            return 1
+    received = 0
+    for data in packets(sock, count):
         print(json.dumps(list(decoded(data))), flush=True)
-    return 0
+        received += 1
+    return 0 if received == count else 1
 
 
 def feed(port, count):
@@ -78,21 +86,14 @@ def feed(port, count):
     offset = time.clock_gettime(time.CLOCK_REALTIME) - time.clock_gettime(time.CLOCK_MONOTONIC)
     print(json.dumps(["offset", offset]), flush=True)
     sock.sendto(message("/metronome/subscribe", []), ("127.0.0.1", port))
-    deadline = time.monotonic() + 5
-    for _ in range(count):
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return 1
-        sock.settimeout(remaining)
-        try:
-            data, _ = sock.recvfrom(65536)
-        except socket.timeout:
-            return 1
-        received = time.clock_gettime(time.CLOCK_REALTIME)
+    received = 0
+    for data in packets(sock, count):
+        arrived = time.clock_gettime(time.CLOCK_REALTIME)
         bundle = OscBundle(data)
         for content in bundle:
-            print(json.dumps([bundle.timestamp, content.address, list(content.params), received]), flush=True)
-    return 0
+            print(json.dumps([bundle.timestamp, content.address, list(content.params), arrived]), flush=True)
+        received += 1
+    return 0 if received == count else 1
 
 
 def main():
