@@ -21,6 +21,11 @@ package final class OSCServer {
     package private(set) var unsupported = 0
     package private(set) var repliesDropped = 0
     private var budget = 0
+    /// Requests for the run (keys, tempo, volume, meter) a wake, fewer than the audio thread's
+    /// command queue holds (255): the rest of a flood of them are dropped, counted.
+    package static let mostActedAWake = 32
+    private var acted = 0
+    package private(set) var actionsDropped = 0
     /// The state registered clients were last told of.
     private var told: KlickState?
 
@@ -33,6 +38,7 @@ package final class OSCServer {
     /// queries, pings and registrations are answered here, from `state()` as it is then.
     package func takeWaiting(state: () -> KlickState, status: () -> MetronomeStatus, act: (OSCRequest, OSCPeer) -> Void) {
         budget = 192
+        acted = 0
         var messagesTaken = 0
         for _ in 0..<64 where messagesTaken < 256 {
             guard let (messages, sender) = socket.receive() else { return }
@@ -89,6 +95,11 @@ package final class OSCServer {
         case .status(let replyTo):
             if let peer = peer(replyTo) { send(status().message, to: peer) }
         case .quit, .control, .volume, .meter:
+            guard acted < Self.mostActedAWake else {
+                actionsDropped += 1
+                return
+            }
+            acted += 1
             act(request, sender)
             // Told at once, as klick tells them: a stop and a start taken in one wake are two changes.
             notify(state(), status())
@@ -107,18 +118,17 @@ package final class OSCServer {
 
     /// Tells each registered client what changed since they were last told (nothing the first time):
     /// klick's messages, and `/metronome/status` when anything but the bar and beat moved;
-    /// within what is left of the wake's budget (a change not told for it is counted as dropped).
+    /// within what is left of the wake's budget (a change it has no room for waits for the next wake).
     package func notify(_ state: KlickState, _ status: MetronomeStatus) {
-        defer {
-            told = state
-            toldStatus = status
-        }
-        guard !clients.isEmpty else { return }
         var messages = told.map { KlickNamespace.notifications(from: $0, to: state) } ?? []
         if let toldStatus, status.differs(from: toldStatus) { messages.append(status.message) }
+        // All or nothing: what the budget leaves no room for now is told at the next wake.
+        guard messages.count * clients.count <= budget else { return }
         for message in messages {
             for client in clients { send(message, to: client) }
         }
+        told = state
+        toldStatus = status
     }
 
     /// The status registered clients were last told of.
@@ -155,6 +165,6 @@ package final class OSCServer {
     /// `--verbose`'s line at the end.
     package var summary: String {
         "osc: \(taken) message\(taken == 1 ? "" : "s") taken, \(refused) refused, \(unsupported) answered with an error, "
-            + "\(fed) beat\(fed == 1 ? "" : "s") fed, \(socket.malformed) malformed packet\(socket.malformed == 1 ? "" : "s") dropped, \(repliesDropped) repl\(repliesDropped == 1 ? "y" : "ies") over the budget dropped"
+            + "\(fed) beat\(fed == 1 ? "" : "s") fed, \(socket.malformed) malformed packet\(socket.malformed == 1 ? "" : "s") dropped, \(repliesDropped) repl\(repliesDropped == 1 ? "y" : "ies") and \(actionsDropped) action\(actionsDropped == 1 ? "" : "s") over a wake's budget dropped"
     }
 }

@@ -13,7 +13,9 @@ package struct OSCPeer: Sendable, Equatable {
     /// as klick's clients write it: a port (on the sender's host), or
     /// `osc.udp://HOST:PORT/` (a host that is no number, as a machine's name
     /// in liblo's URLs: the sender's host). Read here, never by liblo, whose
-    /// parser prints to stderr. nil for anything else.
+    /// parser prints to stderr. nil for anything else, and for a numeric host
+    /// other than the sender's: a forged sender must not turn replies, a
+    /// registration or the beat feed on a third machine.
     package init?(returnAddress text: String, sender: OSCPeer) {
         func port(_ digits: Substring) -> UInt16? {
             guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
@@ -38,11 +40,11 @@ package struct OSCPeer: Sendable, Equatable {
             portText = rest[rest.index(after: colon)...]
         }
         guard let number = port(portText), !host.isEmpty else { return nil }
+        let onSendersHost = sender.with(port: number)
         if let peer = OSCPeer(host: String(host), port: String(number)) {
-            self = peer
-        } else {
-            self = sender.with(port: number)
+            guard peer == onSendersHost else { return nil }
         }
+        self = onSendersHost
     }
 
     /// This peer's host at another port.

@@ -87,6 +87,7 @@ final class LiveLoop {
             takeOSC(&view)
             // The beat feed: clicks sent as soon as the audio thread has started them, not at the next frame.
             if let osc, !osc.subscribers.isEmpty {
+                collectSongs(into: &view)
                 collectPassages(at: clock.now(), into: &view)
                 collectClicks(into: &view)
             }
@@ -173,7 +174,7 @@ final class LiveLoop {
             case .quit:
                 playback.stop()
             case .control(let response):
-                if midiClockLeads, case .action(let action) = response, action == .start || action == .stop { return }
+                if midiClockLeads, case .action(let action) = response, action == .start || action == .stop || action == .startStop { return }
                 for reaction in view.respond(to: response, at: clock.now(), sample: playback.position.snapshot()) { act(on: reaction) }
             case .volume(let percent):
                 for reaction in view.set(volumePercent: percent, at: clock.now()) { act(on: reaction) }

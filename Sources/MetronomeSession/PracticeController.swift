@@ -76,26 +76,34 @@ package struct PracticeController: Sendable {
         return .command(paused ? .pause : .resume)
     }
 
-    /// The last tempo the keys asked for that no passage has played yet (nil: none awaited). Until
-    /// one does, a passage's tempo is the audio thread catching up with keys pressed since, not a
-    /// plan moving the tempo: followed, it threw away the presses in between (20 Up presses in
-    /// two bursts, the passages of the first half coming between, stopped at 115 instead of 120).
-    private var awaited: Tempo?
+    /// The tempi the keys asked for that no passage has played yet, oldest first (16 at most).
+    /// Until the last has, a passage's tempo is the audio thread catching up with keys pressed
+    /// since, not a plan moving the tempo: followed, it threw away the presses in between (20 Up
+    /// presses in two bursts, the passages of the first half coming between, stopped at 115).
+    private var awaited: [Tempo] = []
     /// Whether the keys' tempi come back as passages of exactly that tempo; not in a Link session,
     /// whose tempo a peer may move at the same time (there `LiveView` waits a second after a key).
     package var awaitsEchoes = true
 
     /// A passage at `tempo` started playing, moving the tempo if `moves` (a plan, a tempo map,
-    /// the speed trainer or a Link peer): the keys step from it, unless it is an earlier key's
-    /// tempo while a later one is still awaited (`awaiting`: a key was pressed lately; an echo that
-    /// never comes, as where a clock or a transport leads, is not waited for longer).
+    /// the speed trainer or a Link peer): the keys step from it, unless keys asked for tempi
+    /// since that have not all played yet (`awaiting`: a key was pressed lately; an echo that
+    /// never comes, as where a clock or a transport leads, is not waited for longer): then it is
+    /// one of theirs (taken off, with those before it) or older than them.
     package mutating func follow(_ tempo: Tempo, moves: Bool = true, awaiting: Bool = false) {
-        if let awaited, awaiting {
-            if tempo == awaited { self.awaited = nil }
+        if awaiting, !awaited.isEmpty {
+            if let echoed = awaited.firstIndex(of: tempo) { awaited.removeFirst(echoed + 1) }
             return
         }
-        awaited = nil
+        awaited.removeAll()
         if moves { self.tempo = tempo }
+    }
+
+    /// A tempo sent to the audio thread, to be awaited as it comes back.
+    private mutating func expectEcho(of tempo: Tempo) {
+        guard awaitsEchoes else { return }
+        if awaited.count == 16 { awaited.removeFirst() }
+        awaited.append(tempo)
     }
 
     /// The gain for the volume at a tempo: the volume, lowered if clicks that close would clip.
@@ -107,7 +115,7 @@ package struct PracticeController: Sendable {
         let new = Tempo(clamping: millibeats)
         guard new != tempo else { return .nothing }
         tempo = new
-        if awaitsEchoes { awaited = new }
+        expectEcho(of: new)
         return .command(.tempo(new, gain: gain(for: new)))
     }
 
@@ -131,7 +139,7 @@ package struct PracticeController: Sendable {
         let span = frame - first
         let tenths = (1_200 * rate.framesPerSecond * Int64(taps.count - 1) + span) / (2 * span)
         tempo = Tempo(clamping: tenths * 100)
-        if awaitsEchoes { awaited = tempo }
+        expectEcho(of: tempo)
         return .command(.tap(tempo, tapFrame: frame, gain: gain(for: tempo)))
     }
 }

@@ -266,10 +266,10 @@ import MetronomeTestSupport
         _ = try pane.outcome(seconds: 10)
         #expect(result.status == 0, "\(result.standardOutput)")
         let lines = result.standardOutput.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [Any] }
-        let offset = try #require(lines.first.flatMap { $0.count == 2 ? $0[1] as? Double : nil }, "\(result.standardOutput)")
+        // Each timetag on the monotonic clock by the wall clock's offset read as it came.
         let beats = lines.dropFirst().compactMap { line -> (monotonic: Double, path: String, values: [Double], lead: Double)? in
-            guard line.count == 4, let wall = line[0] as? Double, let path = line[1] as? String, let values = line[2] as? [NSNumber],
-                  let received = line[3] as? Double else { return nil }
+            guard line.count == 5, let wall = line[0] as? Double, let path = line[1] as? String, let values = line[2] as? [NSNumber],
+                  let received = line[3] as? Double, let offset = line[4] as? Double else { return nil }
             return (wall - offset, path, values.map(\.doubleValue), wall - received)
         }
         try #require(beats.count == 10, "\(result.standardOutput)")

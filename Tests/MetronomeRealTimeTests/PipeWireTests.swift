@@ -31,14 +31,14 @@ import MetronomeTestSupport
     /// A run that met an underrun (the metronome says so) or whose recorder missed a cycle (it
     /// says so; the cycle is silence in the recording, and a click in it would be lost) had a
     /// machine too loaded to keep PipeWire's time, which is not real-time here: it is tried
-    /// again, twice at most, and the last try must be exact. Behind a chain of plugins
+    /// again, four times at most (`takes`), and the last try must be exact. Behind a chain of plugins
     /// (`chains`) the same: a server's latency and a server's choice of priority.
     @Test(.enabled(if: available), arguments: ["default", "pulse", "plug:pipewire", "plug:pulse", "ratepipewire", "routepulse"])
     func theDefaultsAreExactForTwentySeconds(device: String) throws {
         try #require(PipeWireSession.isInstalled, "PipeWire is needed: run scripts/setup --test")
         let schedule = ClickSchedule(tempo: try Tempo(parsing: "120"), rate: .standard)
         let server = Self.server(behind: device)
-        for attempt in 1...3 {
+        try takes(5, "PipeWire's defaults through \(device)") { _, last in
             let session = try PipeWireSession()
             let directory = TemporaryDirectory()
             let (beat, bell) = try writeImpulseSoundFiles(in: directory)
@@ -54,7 +54,7 @@ import MetronomeTestSupport
             let underran = played.standardError.contains("underrun")
             let recorderLost = session.framesTheRecorderMissed(file: file) != 0
             // Or a click lost with nothing said: the pulse plugin drops what a stalled machine held too long.
-            if underran || recorderLost || found.count != 40, attempt < 3 { continue }
+            if !last, underran || recorderLost || found.count != 40 { return false }
             #expect(played.status == 0, "\(played.standardError)")
             // No underrun, no warning: only --verbose's word on the audio thread's priority, which is
             // real time in front of PipeWire (its own threads are, above ours; a loaded machine must not
@@ -66,12 +66,12 @@ import MetronomeTestSupport
             // A sound server's default, as granted: four 1024-frame periods.
             #expect(played.standardOutput.hasPrefix("device '\(device)': buffer 4096 frames (85.3 ms), periods of 1024 at 48000 Hz, into \(server)\n"),
                     "\(played.standardOutput.prefix(200))")
-            guard let first = found.first else { return }
+            guard let first = found.first else { return true }
             for (click, onset) in found.enumerated() {
                 #expect(onset.frame - first.frame == schedule.frame(ofClick: Int64(click)), "click \(click)")
                 #expect((onset.value < 0) == (click % 4 == 0), "click \(click)")
             }
-            return
+            return true
         }
     }
 

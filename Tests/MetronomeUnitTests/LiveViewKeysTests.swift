@@ -45,4 +45,21 @@ import MetronomeTestSupport
         _ = view.receive(passages: [echo(bpm: 90, click: 30)], at: at(2.5))
         #expect(view.controller.tempo == Tempo(bpm: 90))
     }
+
+    /// Up, Down, Up, their passages coming back after all three: 101, the last asked, not the
+    /// Down's 100 (the first echo of 101 once ended the wait, and the 100 after it was followed).
+    @Test func anEchoOfAnEarlierKeyIsNotFollowedWhileALaterOneIsAwaited() {
+        var view = makeView()
+        let sample = (heard: Int64(0), at: at(0), written: Int64(0))
+        _ = view.press([.up, .down, .up], at: at(1), sample: sample)
+        _ = view.receive(passages: [echo(bpm: 101, click: 1)], at: at(1.05))
+        _ = view.receive(passages: [echo(bpm: 100, click: 2)], at: at(1.06))
+        #expect(view.controller.tempo == Tempo(bpm: 101))
+        _ = view.receive(passages: [echo(bpm: 101, click: 3)], at: at(1.07))
+        #expect(view.controller.tempo == Tempo(bpm: 101))
+        // A key's echo that never comes (a clock leading): a second on, the passage playing is followed.
+        _ = view.press([.up], at: at(3), sample: sample)
+        _ = view.receive(passages: [echo(bpm: 95, click: 9)], at: at(4.5))
+        #expect(view.controller.tempo == Tempo(bpm: 95))
+    }
 }

@@ -20,8 +20,8 @@ each of the first COUNT messages that come back to it as a JSON line
 subscribes to the beat feed (/metronome/subscribe) and prints first
 ["offset", S], the wall clock less the monotonic clock in seconds, then for
 each of the first COUNT bundles that come [timetag, path, arguments,
-received], the timetag in seconds since 1970 as python-osc reads it and the
-wall clock when it came; exits 1 if fewer came
+received, offset], the timetag in seconds since 1970 as python-osc reads it,
+the wall clock when it came and the wall clock less the monotonic one then; exits 1 if fewer came
 within 5 s.
 """
 import json
@@ -89,9 +89,11 @@ def feed(port, count):
     received = 0
     for data in packets(sock, count):
         arrived = time.clock_gettime(time.CLOCK_REALTIME)
+        # The wall clock less the monotonic one, again at each bundle: the wall clock may be slewed meanwhile.
+        offset = arrived - time.clock_gettime(time.CLOCK_MONOTONIC)
         bundle = OscBundle(data)
         for content in bundle:
-            print(json.dumps([bundle.timestamp, content.address, list(content.params), arrived]), flush=True)
+            print(json.dumps([bundle.timestamp, content.address, list(content.params), arrived, offset]), flush=True)
         received += 1
     return 0 if received == count else 1
 
