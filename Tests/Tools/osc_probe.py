@@ -5,6 +5,7 @@
     osc_probe.py ask PORT PATH [ARG...] [--reply-to | --reply-to-port]
     osc_probe.py exchange PORT COUNT MESSAGE...
     osc_probe.py feed PORT COUNT
+    osc_probe.py flood PORT COUNT
 
 ARG is TYPE:VALUE: i (int32), h (int64), f (float32), d (double), s (string).
 `send` sends the message to 127.0.0.1:PORT over UDP and leaves. `ask` sends it
@@ -22,7 +23,10 @@ subscribes to the beat feed (/metronome/subscribe) and prints first
 each of the first COUNT bundles that come [timetag, path, arguments,
 received, offset], the timetag in seconds since 1970 as python-osc reads it,
 the wall clock when it came and the wall clock less the monotonic one then; exits 1 if fewer came
-within 5 s.
+within 5 s. `flood` sends COUNT messages to 127.0.0.1:PORT as fast as four
+sockets can, never waiting for an answer: pings, queries of both namespaces,
+set_tempo with a string (refused), bundles of eight pings and malformed
+packets, in turn; it prints how many it sent and exits.
 """
 import json
 import socket
@@ -98,7 +102,30 @@ def feed(port, count):
     return 0 if received == count else 1
 
 
+def flood(port, count):
+    ping = message("/klick/ping", [])
+    kinds = [ping, message("/klick/query", []), message("/metronome/query", []), message("/klick/simple/set_tempo", ["s:fast"]),
+             b"#bundle\0" + bytes(8) + b"".join(len(ping).to_bytes(4, "big") + ping for _ in range(8)),
+             b"/klick/ping\0,f\0\0\x01", b"\xff" * 7]
+    counts = [1, 1, 1, 1, 8, 1, 1]
+    senders = []
+    for _ in range(4):
+        sender = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        sender.bind(("127.0.0.1", 0))
+        senders.append(sender)
+    sent = packets_sent = 0
+    while sent < count:
+        kind = packets_sent % len(kinds)
+        senders[packets_sent % len(senders)].sendto(kinds[kind], ("127.0.0.1", port))
+        sent += counts[kind]
+        packets_sent += 1
+    print(json.dumps({"messages": sent, "packets": packets_sent}), flush=True)
+    return 0
+
+
 def main():
+    if sys.argv[1] == "flood":
+        return flood(int(sys.argv[2]), int(sys.argv[3]))
     if sys.argv[1] == "feed":
         return feed(int(sys.argv[2]), int(sys.argv[3]))
     if sys.argv[1] == "exchange":
