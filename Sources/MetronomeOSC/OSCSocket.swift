@@ -108,7 +108,9 @@ package final class OSCSocket {
     package let port: Int
     /// Packets read that were not OSC (malformed, a bundle too deep): counted and dropped.
     package private(set) var malformed = 0
-    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)
+    /// Where a packet is read: allocated last in `init`, once nothing can throw (a failed
+    /// init runs no `deinit`, and ASan found the buffer of a port in use leaked).
+    private let buffer: UnsafeMutableRawBufferPointer
 
     /// A socket bound to `host` (a numeric address) and `port` (0: any free one).
     package init(host: String, port: Int) throws {
@@ -142,6 +144,7 @@ package final class OSCSocket {
         }
         self.descriptor = descriptor
         self.port = Int(UInt16(bigEndian: portInNetworkOrder))
+        buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)
     }
 
     deinit {
