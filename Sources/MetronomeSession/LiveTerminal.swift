@@ -57,17 +57,22 @@ final class LiveTerminal: LiveScreen, LiveInput {
 
     /// One `poll` for a key and a signal where the signals have a descriptor: a wakeup is one
     /// system call. Without keys, `sigtimedwait`.
+    /// A descriptor whose input wakes the loop too (`--osc`'s socket: a message is taken at once,
+    /// not at the next wake, 10 ms later), or -1.
+    var wakesOn: Int32 = -1
+
     func wait(milliseconds: Int) -> (signal: Int32?, keyReady: Bool) {
-        guard let keys else { return (signals.wait(milliseconds: milliseconds), false) }
-        let watched = signals.descriptor >= 0 ? 2 : 1
-        // On the stack: no array.
-        var set = (pollfd(fd: keys.descriptor, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0))
+        // Nothing to poll beside the signals: they are waited for alone.
+        if keys == nil, wakesOn < 0 || signals.descriptor < 0 { return (signals.wait(milliseconds: milliseconds), false) }
+        // On the stack: no array. poll passes over a negative descriptor.
+        var set = (pollfd(fd: keys?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: wakesOn, events: Int16(POLLIN), revents: 0))
         let ready = withUnsafeMutableBytes(of: &set) {
-            poll($0.baseAddress!.assumingMemoryBound(to: pollfd.self), nfds_t(watched), Int32(milliseconds))
+            poll($0.baseAddress!.assumingMemoryBound(to: pollfd.self), 3, Int32(milliseconds))
         } > 0
         let keyReady = ready && set.0.revents & Int16(POLLIN) != 0
-        let signalPending = watched == 1 || ready && set.1.revents & Int16(POLLIN) != 0
+        let signalPending = signals.descriptor < 0 || ready && set.1.revents & Int16(POLLIN) != 0
         return (signalPending ? signals.take() : nil, keyReady)
     }
 

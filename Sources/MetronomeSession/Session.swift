@@ -139,6 +139,7 @@ package enum Session {
         }
         // Taken once the run may: a background job stops here until `fg`.
         let terminal = LiveTerminal(signals: signals, picture: settings.pendulum && settings.verbosity != .quiet)
+        terminal.wakesOn = osc?.socket.descriptor ?? -1
         let outcome = LiveLoop(settings: settings, playback: playback, screen: terminal, input: terminal, trace: trace,
                                clickLog: clickLog, passageLog: passageLog, controller: controller, songs: songs,
                                inspection: inspection, midiMap: live.output.jackSettings.flatMap { $0.midiIn ? $0.midiMap : nil },
