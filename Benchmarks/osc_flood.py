@@ -45,6 +45,17 @@ def round_trip(sock, port, timeout=1.0):
             return (time.monotonic() - start) * 1000
 
 
+def drain(sock):
+    """How many packets were waiting on non-blocking `sock`, read and dropped."""
+    count = 0
+    try:
+        while True:
+            sock.recv(65536)
+            count += 1
+    except BlockingIOError:
+        return count
+
+
 def main():
     name, port, pid, seconds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
     probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -68,25 +79,14 @@ def main():
                 sent += 1
             except BlockingIOError:
                 pass
-            try:
-                while True:
-                    sender.recv(65536)
-                    pongs += 1
-            except BlockingIOError:
-                pass
+            pongs += drain(sender)
         if time.monotonic() >= next_probe:
             rtt = round_trip(probe, port, timeout=0.2)
             under.append(rtt if rtt is not None else float("inf"))
             next_probe += 0.05
     elapsed = time.monotonic() - start
     cpu = (cpu_seconds(pid) - cpu_before) / elapsed * 100
-    for sender in senders:
-        try:
-            while True:
-                sender.recv(65536)
-                pongs += 1
-        except BlockingIOError:
-            pass
+    pongs += sum(drain(sender) for sender in senders)
     answered = [rtt for rtt in under if rtt != float("inf")]
     lost = len(under) - len(answered)
 
