@@ -249,7 +249,7 @@ struct LiveView {
         outcome(.command(.beatsPerBar(beats)), at: now)
     }
 
-    /// The meter heard at `now`.
+    /// The passage heard at `now`: its tempo and meter.
     mutating func heardPassage(at now: MonotonicInstant, sample: Sample) -> Passage {
         motion.history.passage(atFrame: heardClock.heardFrame(at: now, sample: sample))
     }

@@ -248,6 +248,34 @@ import MetronomeTestSupport
                                                                                OSCMessage("/klick/simple/current_tempo", [.float(121)])])
     }
 
+    /// A wake acts on 32 changes at most (the audio thread's command queue holds 255), the rest
+    /// counted and dropped; a registered client is told each change acted on, as it is taken.
+    @Test func aWakeActsOnThirtyTwoChangesAtMostAndTellsEach() throws {
+        let server = OSCServer(socket: try OSCSocket(host: "127.0.0.1", port: 0), filesAllowed: false)
+        let client = try OSCSocket(host: "127.0.0.1", port: 0)
+        let address = try #require(OSCPeer(host: "127.0.0.1", port: String(server.socket.port)))
+        client.send(OSCMessage("/klick/register_client"), to: address)
+        for _ in 0..<40 { client.send(OSCMessage("/metronome/mute"), to: address) }
+        var state = Self.simple, acted = 0
+        let status = MetronomeStatus(tempo: 120, beatsPerBar: 4, noteValue: 4, bar: 1, beat: 1, playing: true, muted: false, volume: 1, underruns: 0)
+        server.notify(state, status)
+        // Every packet is in the socket's buffer once the last one, read back by a second wake, is.
+        #expect(waitUntil(seconds: 5, every: .milliseconds(1)) {
+            server.takeWaiting(state: { state }, status: { status }) { request, _ in
+                if case .control(.action(.mute)) = request {
+                    acted += 1
+                    state.active.toggle()
+                }
+            }
+            return acted + server.actionsDropped >= 40
+        })
+        #expect(acted == 40 - server.actionsDropped && server.actionsDropped >= 8, "acted \(acted), dropped \(server.actionsDropped)")
+        // Told as each was taken: an `active` for every change acted on.
+        var told = 0
+        while let (messages, _) = client.receive() { told += messages.filter { $0.path == "/klick/metro/active" }.count }
+        #expect(told == acted)
+    }
+
     /// Two sockets on loopback: a message sent from one is received by the
     /// other with its sender's port; a port in use is refused in one line.
     @Test func aSocketReceivesWhatAnotherSendsAndAPortInUseIsRefused() throws {
