@@ -121,6 +121,7 @@ import MetronomeTestSupport
             (["--osc", "9000", "--osc-host", "stage"], "metronome: --osc-host 'stage' is no numeric address (127.0.0.1, ::1, 0.0.0.0)\n"),
             (["--osc", "70000"], "metronome: --osc 70000 is no port: one from 1 to 65535\n"),
             (["--osc-host", "127.0.0.1"], "metronome: --osc-host needs --osc PORT\n"),
+            (["--osc-allow-files"], "metronome: --osc-allow-files needs --osc PORT\n"),
             (["--osc", "9000", "--output", "/tmp/never.wav"], "metronome: --osc does not mix with --output: it controls a run that plays live\n"),
         ]
         for (arguments, line) in cases {
