@@ -1,12 +1,20 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLiblo
 import MetronomeSupport
 
-/// klick's OSC server over one socket: the packets waiting each wake, read
+/// klick's OSC server over one UDP socket, and TCP's connections with `--osc-tcp`: the packets waiting each wake, read
 /// as requests; replies to a sender or a return address; the clients
 /// registered for notifications, each told what changed since it was last
 /// told. Bounded a wake, so a flood never holds up the picture: 64 packets,
 /// 256 messages, 192 replies and notifications; the rest wait or are dropped.
 package final class OSCServer {
     package let socket: OSCSocket
+    /// `--osc-tcp`: the connections over TCP, on the same port.
+    package let streams: OSCStreams?
+    /// What the loop's `poll` waits on: the UDP socket, or with TCP an epoll set of it and the connections' set.
+    package let descriptor: Int32
     /// `--osc-allow-files`: messages that name a file are considered, not refused outright.
     package let filesAllowed: Bool
     /// The clients registered (`/klick/register_client`), 16 at most: a 17th replaces none.
@@ -29,9 +37,23 @@ package final class OSCServer {
     /// The state registered clients were last told of.
     private var told: KlickState?
 
-    package init(socket: OSCSocket, filesAllowed: Bool) {
+    package init(socket: OSCSocket, streams: OSCStreams? = nil, filesAllowed: Bool) {
         self.socket = socket
+        self.streams = streams
         self.filesAllowed = filesAllowed
+        guard let streams else {
+            descriptor = socket.descriptor
+            return
+        }
+        descriptor = epoll_create1(Int32(EPOLL_CLOEXEC))
+        for watched in [socket.descriptor, streams.descriptor] {
+            var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: watched))
+            epoll_ctl(descriptor, EPOLL_CTL_ADD, watched, &event)
+        }
+    }
+
+    deinit {
+        if streams != nil, descriptor >= 0 { close(descriptor) }
     }
 
     /// Takes the packets waiting and hands each request for the run to `act`, with who sent it;
@@ -40,8 +62,11 @@ package final class OSCServer {
         budget = 192
         acted = 0
         var messagesTaken = 0
-        for _ in 0..<64 where messagesTaken < 256 {
-            guard let (messages, sender) = socket.receive() else { return }
+        defer { forgetClosed() }
+        for index in 0..<64 where messagesTaken < 256 {
+            // UDP and TCP in turn: a flood on one leaves the other its share.
+            let first = index.isMultiple(of: 2) ? socket.receive() : streams?.receive()
+            guard let (messages, sender) = first ?? (index.isMultiple(of: 2) ? streams?.receive() : socket.receive()) else { return }
             messagesTaken += messages.count
             taken += messages.count
             for message in messages {
@@ -106,6 +131,15 @@ package final class OSCServer {
         }
     }
 
+    /// A registration or subscription over a TCP connection ends with the connection.
+    private func forgetClosed() {
+        guard let streams else { return }
+        for peer in streams.takeClosed() {
+            clients.removeAll { $0 == peer }
+            subscribers.removeAll { $0 == peer }
+        }
+    }
+
     /// Adds `peer` to `list` (registered clients, the feed's subscribers) once; the 17th is told there is no room.
     private func add(_ peer: OSCPeer, to list: inout [OSCPeer], path: String, what: String) {
         guard !list.contains(where: { $0 == peer }) else { return }
@@ -140,8 +174,9 @@ package final class OSCServer {
     package func feed(_ beat: OSCMessage, heard: MonotonicInstant) {
         guard !subscribers.isEmpty else { return }
         let packet = beat.bundled(at: OSCTime.ntp(of: heard))
-        for subscriber in subscribers { socket.send(packet: packet, to: subscriber) }
+        for subscriber in subscribers { send(packet: packet, to: subscriber) }
         fed += 1
+        forgetClosed()
     }
 
     /// Beats sent to the feed's subscribers.
@@ -159,12 +194,25 @@ package final class OSCServer {
             return
         }
         budget -= 1
-        socket.send(message, to: peer)
+        send(packet: message.encoded(), to: peer)
     }
+
+    private func send(packet: [UInt8], to peer: OSCPeer) {
+        if peer.stream != 0 {
+            streams?.send(packet: packet, to: peer)
+        } else {
+            socket.send(packet: packet, to: peer)
+        }
+    }
+
+    /// Packets that were not OSC, over UDP and TCP.
+    package var malformed: Int { socket.malformed + (streams?.malformed ?? 0) }
 
     /// `--verbose`'s line at the end.
     package var summary: String {
         "osc: \(taken) message\(taken == 1 ? "" : "s") taken, \(refused) refused, \(unsupported) answered with an error, "
-            + "\(fed) beat\(fed == 1 ? "" : "s") fed, \(socket.malformed) malformed packet\(socket.malformed == 1 ? "" : "s") dropped, \(repliesDropped) repl\(repliesDropped == 1 ? "y" : "ies") and \(actionsDropped) action\(actionsDropped == 1 ? "" : "s") over a wake's budget dropped"
+            + "\(fed) beat\(fed == 1 ? "" : "s") fed, \(malformed) malformed packet\(malformed == 1 ? "" : "s") dropped, "
+            + (streams.map { "\($0.accepted) TCP connection\($0.accepted == 1 ? "" : "s") taken, \($0.turnedAway) turned away, \($0.broken + $0.stalled) closed for breaking their framing or not reading, " } ?? "")
+            + "\(repliesDropped) repl\(repliesDropped == 1 ? "y" : "ies") and \(actionsDropped) action\(actionsDropped == 1 ? "" : "s") over a wake's budget dropped"
     }
 }

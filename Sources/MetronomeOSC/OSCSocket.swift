@@ -4,10 +4,13 @@ import Glibc
 import CLiblo
 import SystemPackage
 
-/// Where a packet came from, or goes: an IPv4 or IPv6 socket address.
+/// Where a packet came from, or goes: an IPv4 or IPv6 socket address, and over
+/// TCP (`--osc-tcp`) the connection it came on, which its replies go back on.
 package struct OSCPeer: Sendable, Equatable {
-    fileprivate var storage = sockaddr_storage()
-    fileprivate var length = socklen_t(0)
+    var storage = sockaddr_storage()
+    var length = socklen_t(0)
+    /// The TCP connection (`OSCStreams`), numbered from 1; 0 over UDP.
+    package internal(set) var stream = 0
 
     /// Where a reply goes when a message gives `text` as its return address,
     /// as klick's clients write it: a port (on the sender's host), or
@@ -16,7 +19,12 @@ package struct OSCPeer: Sendable, Equatable {
     /// parser prints to stderr. nil for anything else, and for a numeric host
     /// other than the sender's: a forged sender must not turn replies, a
     /// registration or the beat feed on a third machine.
+    /// A sender over TCP is answered on its connection, whatever address it gives.
     package init?(returnAddress text: String, sender: OSCPeer) {
+        if sender.stream != 0 {
+            self = sender
+            return
+        }
         func port(_ digits: Substring) -> UInt16? {
             guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
                   let number = UInt16(digits), number > 0 else { return nil }
@@ -73,11 +81,11 @@ package struct OSCPeer: Sendable, Equatable {
         length = first.pointee.ai_addrlen
     }
 
-    fileprivate init() {}
+    init() {}
 
-    /// The same family, address and port.
+    /// The same family, address and port, and the same connection.
     package static func == (left: OSCPeer, right: OSCPeer) -> Bool {
-        guard left.length == right.length else { return false }
+        guard left.length == right.length, left.stream == right.stream else { return false }
         var a = left.storage, b = right.storage
         return memcmp(&a, &b, Int(left.length)) == 0
     }
@@ -114,23 +122,36 @@ package final class OSCSocket {
 
     /// A socket bound to `host` (a numeric address) and `port` (0: any free one).
     package init(host: String, port: Int) throws {
+        (descriptor, self.port) = try Self.bound(host: host, port: port, type: SOCK_DGRAM)
+        buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)
+    }
+
+    /// A non-blocking socket of `type` bound to `host` and `port`, and the port it has.
+    /// Over TCP (`--osc-tcp`) it is `listen`ing, and may take a port still in TIME_WAIT
+    /// after a run a moment ago, as servers do; a port another process listens on is in use.
+    static func bound(host: String, port: Int, type: __socket_type) throws -> (descriptor: Int32, port: Int) {
+        let proto = type == SOCK_STREAM ? " (TCP)" : ""
         guard (0...65_535).contains(port) else { throw OSCError(.unavailable, "--osc \(port) is no port: one from 1 to 65535") }
         guard let address = OSCPeer(host: host, port: String(port)) else {
             throw OSCError(.badAddress, "--osc-host '\(host)' is no numeric address (127.0.0.1, ::1, 0.0.0.0)")
         }
         var bound = address.storage
         let family = Int32(bound.ss_family)
-        let descriptor = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw OSCError(.unavailable, "the OSC server cannot open a socket: \(Errno(rawValue: errno))") }
+        let descriptor = socket(family, Int32(type.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw OSCError(.unavailable, "the OSC server cannot open a socket\(proto): \(Errno(rawValue: errno))") }
+        if type == SOCK_STREAM {
+            var on: Int32 = 1
+            setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        }
         let status = withUnsafePointer(to: &bound) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, address.length) }
         }
-        guard status == 0 else {
+        guard status == 0, type != SOCK_STREAM || listen(descriptor, 16) == 0 else {
             let reason = errno
             close(descriptor)
             let what = reason == EADDRINUSE ? "is in use" : reason == EADDRNOTAVAIL ? "is no address of this machine's" : "cannot be had: \(Errno(rawValue: reason))"
             throw OSCError(reason == EADDRNOTAVAIL ? .badAddress : .unavailable,
-                           reason == EADDRNOTAVAIL ? "--osc-host '\(host)' \(what)" : "OSC port \(port) on \(host) \(what)")
+                           reason == EADDRNOTAVAIL ? "--osc-host '\(host)' \(what)" : "OSC port \(port)\(proto) on \(host) \(what)")
         }
         var actual = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -142,9 +163,7 @@ package final class OSCSocket {
                 ? pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_port }
                 : pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port }
         }
-        self.descriptor = descriptor
-        self.port = Int(UInt16(bigEndian: portInNetworkOrder))
-        buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)
+        return (descriptor, Int(UInt16(bigEndian: portInNetworkOrder)))
     }
 
     deinit {

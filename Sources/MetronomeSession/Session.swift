@@ -84,7 +84,10 @@ package enum Session {
         // Its name checked and its file made before the take, not after it.
         let report = try live.inspector?.report.map { path throws(RenderError) in try InspectorReport(path: path, force: settings.force) }
         // The OSC port taken before the device is opened: one in use ends the run before anything plays.
-        let osc = try live.osc.map { OSCServer(socket: try OSCSocket(host: $0.host, port: $0.port), filesAllowed: $0.filesAllowed) }
+        let osc = try live.osc.map {
+            OSCServer(socket: try OSCSocket(host: $0.host, port: $0.port),
+                      streams: $0.tcp ? try OSCStreams(host: $0.host, port: $0.port) : nil, filesAllowed: $0.filesAllowed)
+        }
         let memoryLocked = RealTimeScheduling.lockMemory()
         let output = try open(live.output, settings: settings)
         if output.rate != settings.rate {
@@ -139,7 +142,7 @@ package enum Session {
         }
         // Taken once the run may: a background job stops here until `fg`.
         let terminal = LiveTerminal(signals: signals, picture: settings.pendulum && settings.verbosity != .quiet)
-        terminal.wakesOn = osc?.socket.descriptor ?? -1
+        terminal.wakesOn = osc?.descriptor ?? -1
         let outcome = LiveLoop(settings: settings, playback: playback, screen: terminal, input: terminal, trace: trace,
                                clickLog: clickLog, passageLog: passageLog, controller: controller, songs: songs,
                                inspection: inspection, midiMap: live.output.jackSettings.flatMap { $0.midiIn ? $0.midiMap : nil },

@@ -285,19 +285,22 @@ package struct InspectorSettings: Sendable, Equatable {
     }
 }
 
-/// `--osc PORT` and `--osc-host ADDR`: an OSC server over UDP on that port of that address.
+/// `--osc PORT` and `--osc-host ADDR`: an OSC server over UDP on that port of that address, and over TCP too with `--osc-tcp`.
 package struct OSCSettings: Sendable, Equatable {
     /// A numeric address of this machine's: 127.0.0.1 unless asked.
     package let host: String
     package let port: Int
     /// `--osc-allow-files`: messages that name a file are considered rather than refused.
     package let filesAllowed: Bool
+    /// `--osc-tcp`: TCP on the same port, beside UDP.
+    package let tcp: Bool
     /// The tempo map's file as given (`--tempo-map`), which klick's `/klick/map/query` reports.
     package let mapFile: String?
 
-    package init(host: String = "127.0.0.1", port: Int, filesAllowed: Bool = false, mapFile: String? = nil) {
+    package init(host: String = "127.0.0.1", port: Int, tcp: Bool = false, filesAllowed: Bool = false, mapFile: String? = nil) {
         self.host = host
         self.port = port
+        self.tcp = tcp
         self.filesAllowed = filesAllowed
         self.mapFile = mapFile
     }

@@ -20,13 +20,13 @@ import MetronomeTestSupport
         private let directory: TemporaryDirectory
 
         /// Started on a loopback port that was free a moment ago; returns once it clicks.
-        init(_ arguments: [String]) throws {
+        init(_ arguments: [String], quiet: Bool = true) throws {
             let directory = TemporaryDirectory(), trace = directory.file("trace.jsonl")
             self.directory = directory
             self.trace = trace
             port = try OSCSocket(host: "127.0.0.1", port: 0).port
             log = directory.file("metronome.log")
-            process = try launchLogged(metronomeBinary(), ["--osc", String(port), "--no-pendulum", "--quiet", "--trace", trace] + arguments,
+            process = try launchLogged(metronomeBinary(), ["--osc", String(port), "--no-pendulum", "--trace", trace] + (quiet ? ["--quiet"] : []) + arguments,
                                        environment: ["ALSA_CONFIG_PATH": "/nonexistent"], log: log)
             #expect(waitUntil(seconds: 10, every: .milliseconds(20)) { PracticeKeysTests.read(trace).clicks.count >= 2 }, "no clicks")
         }
@@ -122,6 +122,7 @@ import MetronomeTestSupport
             (["--osc", "70000"], "metronome: --osc 70000 is no port: one from 1 to 65535\n"),
             (["--osc-host", "127.0.0.1"], "metronome: --osc-host needs --osc PORT\n"),
             (["--osc-allow-files"], "metronome: --osc-allow-files needs --osc PORT\n"),
+            (["--osc-tcp"], "metronome: --osc-tcp needs --osc PORT\n"),
             (["--osc", "9000", "--output", "/tmp/never.wav"], "metronome: --osc does not mix with --output: it controls a run that plays live\n"),
         ]
         for (arguments, line) in cases {
@@ -149,9 +150,11 @@ import MetronomeTestSupport
 
     /// Sends `messages` (each a path, then TYPE:VALUE arguments) in turn from one socket with
     /// python-osc; the first `count` messages that came back to it, and whether all `count` came within 5 s.
-    static func exchange(_ port: Int, expecting count: Int, _ messages: [[String]]) throws -> (replies: [Reply], complete: Bool) {
+    /// Over TCP with `framing` (python-osc's TCP client, "1.0" or "1.1"), on one connection, what comes back on it.
+    static func exchange(_ port: Int, expecting count: Int, _ messages: [[String]], overTCP framing: String? = nil) throws -> (replies: [Reply], complete: Bool) {
         let encoded = try messages.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }
-        let result = try run("/usr/bin/python3", [probe, "exchange", String(port), String(count)] + encoded)
+        let mode = framing.map { ["tcp", String(port), $0] } ?? ["exchange", String(port)]
+        let result = try run("/usr/bin/python3", [probe] + mode + [String(count)] + encoded)
         let replies = result.standardOutput.split(separator: "\n").compactMap { line -> Reply? in
             guard let array = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [Any], array.count == 2,
                   let path = array[0] as? String, let arguments = array[1] as? [[Any]] else { return nil }
@@ -344,5 +347,51 @@ import MetronomeTestSupport
         let told = try Self.exchange(port, expecting: 1, [["/klick/register_client"], ["/metronome/mute"]])
         let muted = try #require(told.replies.first, "nothing told")
         #expect(muted.path == "/metronome/status" && muted.arguments[6].value == "1", "\(told.replies)")
+    }
+
+    /// `--osc-tcp`: the same namespace over TCP on the same port, each connection answered in the
+    /// framing it chose (python-osc's TCP client: OSC 1.1's SLIP and 1.0's sizes; liblo's `oscsend`);
+    /// a client registered over TCP is told on its connection; a connection that breaks its framing
+    /// is closed, and the run plays on and answers the next.
+    @Test(.enabled(if: available || RealTimeLoopbackTests.required))
+    func overTCPEachConnectionIsAnsweredInItsFraming() throws {
+        try #require(Self.available, "\(Self.needs)")
+        let run = try Run(["--bpm", "120", "--osc-tcp", "--verbose"], quiet: false), port = run.port
+        let pong = try Self.exchange(port, expecting: 1, [["/klick/ping"]], overTCP: "1.1")
+        #expect(pong.complete && pong.replies.map(\.shape) == ["/klick/pong ,"], "\(pong.replies)")
+        let query = try Self.exchange(port, expecting: 7, [["/klick/simple/query"]], overTCP: "1.0")
+        #expect(query.complete && query.replies.first?.description == "/klick/simple/tempo f:120.0", "\(query.replies)")
+        #expect(query.replies.map(\.path).last == "/klick/simple/pattern")
+        // Registered on the connection; the change comes over UDP, and is told on the connection.
+        let told = try Self.exchange(port, expecting: 1, [["/klick/register_client"], ["udp:/klick/simple/set_tempo", "f:150"]], overTCP: "1.1")
+        #expect(told.replies.first.map { $0.path.hasPrefix("/klick/simple/") && $0.number == 150 } == true, "\(told.replies)")
+        // liblo's own TCP client.
+        let sent = try MetronomeTestSupport.run("/usr/bin/oscsend", ["osc.tcp://127.0.0.1:\(port)", "/klick/simple/set_tempo", "f", "90"])
+        #expect(sent.status == 0, "\(sent.standardError)")
+        #expect(waitUntil(seconds: 10, every: .milliseconds(20)) { PracticeKeysTests.read(run.trace).tempi.contains { $0.bpm == "90" } },
+                "oscsend's set_tempo over TCP was not taken")
+        // A size that is no OSC packet's (not a multiple of 4): the connection is closed, the ping behind it never answered.
+        let broken = try Self.exchange(port, expecting: 1, [["raw:0000ffff"], ["/klick/ping"]], overTCP: "1.0")
+        #expect(broken.replies.isEmpty)
+        // A SLIP frame that is no OSC: dropped, counted; the ping behind it on the same connection is answered.
+        let malformed = try Self.exchange(port, expecting: 1, [["raw:c0ffffffc0"], ["/klick/ping"]], overTCP: "1.1")
+        #expect(malformed.replies.map(\.path) == ["/klick/pong"])
+        try Self.send(port, "/klick/quit")
+        #expect(waitUntil(seconds: 5, every: .milliseconds(20)) { !run.process.isRunning })
+        run.process.waitUntilExit()
+        #expect(run.process.terminationStatus == 0)
+        let summary = run.saidMore.first { $0.hasPrefix("osc:") } ?? ""
+        #expect(summary.contains("1 malformed packet dropped") && summary.contains("6 TCP connections taken")
+                    && summary.contains("1 closed for breaking their framing"), "\(summary)")
+    }
+
+    /// A TCP port in use (another server listens on it) is one line and 69 with `--osc-tcp`.
+    @Test(.enabled(if: available || RealTimeLoopbackTests.required))
+    func aTCPPortInUseIsOneLineAnd69() throws {
+        let held = try OSCStreams(host: "127.0.0.1", port: 0)
+        let result = try run(metronomeBinary(), ["--osc", String(held.port), "--osc-tcp", "--no-pendulum", "--duration", "1"],
+                             environment: ["ALSA_CONFIG_PATH": "/nonexistent"])
+        #expect(result.status == 69)
+        #expect(result.standardError == "metronome: OSC port \(held.port) (TCP) on 127.0.0.1 is in use\n")
     }
 }

@@ -293,3 +293,57 @@ import MetronomeTestSupport
         #expect(throws: OSCError(.badAddress, "--osc-host 'stage' is no numeric address (127.0.0.1, ::1, 0.0.0.0)")) { try OSCSocket(host: "stage", port: 0) }
     }
 }
+
+/// OSC over TCP's two framings, read from bytes as they come, in any pieces.
+@Suite struct OSCStreamFramesTests {
+    static let ping = OSCMessage("/klick/ping").encoded()
+    static let tempo = OSCMessage("/klick/simple/set_tempo", [.float(150)]).encoded()
+
+    /// Feeds `bytes` in pieces of `piece` and takes every packet as it becomes whole.
+    static func packets(_ bytes: [UInt8], piece: Int) -> (packets: [[UInt8]], last: OSCStreamFrames.Next, framing: OSCStreamFrames.Framing?) {
+        var frames = OSCStreamFrames(), packets: [[UInt8]] = [], last = OSCStreamFrames.Next.none
+        for start in stride(from: 0, to: bytes.count, by: piece) {
+            bytes[start..<min(start + piece, bytes.count)].withUnsafeBytes { frames.append($0) }
+            while true {
+                last = frames.next()
+                guard case .packet(let packet) = last else { break }
+                packets.append(packet)
+            }
+            if last == .broken { break }
+        }
+        return (packets, last, frames.framing)
+    }
+
+    @Test(arguments: [1, 3, 7, 1000])
+    func sizedPacketsComeWholeHoweverTheBytesAreCut(piece: Int) {
+        let bytes = OSCStreamFrames.frame(Self.ping, .sized) + OSCStreamFrames.frame(Self.tempo, .sized)
+        #expect(bytes.prefix(4) == [0, 0, 0, UInt8(Self.ping.count)])
+        let read = Self.packets(bytes, piece: piece)
+        #expect(read.packets == [Self.ping, Self.tempo])
+        #expect(read.framing == .sized && read.last == .none)
+    }
+
+    /// SLIP: END on each side, END and ESC inside escaped; a packet holding both comes back as it was.
+    @Test(arguments: [1, 2, 5, 1000])
+    func slipPacketsAreUnescapedHoweverTheBytesAreCut(piece: Int) {
+        let awkward: [UInt8] = [0x2F, 0xC0, 0xDB, 0x00, 0xDB, 0xDC, 0xC0, 0x00]
+        let framed = OSCStreamFrames.frame(awkward, .slip)
+        #expect(framed == [0xC0, 0x2F, 0xDB, 0xDC, 0xDB, 0xDD, 0x00, 0xDB, 0xDD, 0xDC, 0xDB, 0xDC, 0x00, 0xC0])
+        let read = Self.packets(framed + OSCStreamFrames.frame(Self.ping, .slip), piece: piece)
+        #expect(read.packets == [awkward, Self.ping])
+        #expect(read.framing == .slip && read.last == .none)
+    }
+
+    /// Sizes no OSC packet has, a bad escape, a SLIP frame longer than any packet: the stream is broken.
+    @Test func framingThatIsNoneBreaksTheStream() {
+        for size: [UInt8] in [[0, 0, 0, 0], [0, 0, 0, 6], [0, 1, 0, 4]] {
+            #expect(Self.packets(size + [UInt8](repeating: 0, count: 8), piece: 100).last == .broken, "\(size)")
+        }
+        #expect(Self.packets([0xC0, 0x2F, 0xDB, 0x41, 0xC0], piece: 100).last == .broken)
+        let endless = [0xC0] + [UInt8](repeating: 0x41, count: 2 * OSCStreamFrames.largestPacket + 1)
+        #expect(Self.packets(endless, piece: 4096).last == .broken)
+        // The largest packet taken, whole: not broken.
+        let largest = [UInt8](repeating: 0x41, count: OSCStreamFrames.largestPacket)
+        #expect(Self.packets(OSCStreamFrames.frame(largest, .sized), piece: 4096).packets == [largest])
+    }
+}

@@ -6,6 +6,7 @@
     osc_probe.py exchange PORT COUNT MESSAGE...
     osc_probe.py feed PORT COUNT
     osc_probe.py flood PORT COUNT
+    osc_probe.py tcp PORT FRAMING COUNT MESSAGE...
 
 ARG is TYPE:VALUE: i (int32), h (int64), f (float32), d (double), s (string).
 `send` sends the message to 127.0.0.1:PORT over UDP and leaves. `ask` sends it
@@ -26,7 +27,13 @@ the wall clock when it came and the wall clock less the monotonic one then; exit
 within 5 s. `flood` sends COUNT messages to 127.0.0.1:PORT as fast as four
 sockets can, never waiting for an answer: pings, queries of both namespaces,
 set_tempo with a string (refused), bundles of eight pings and malformed
-packets, in turn; it prints how many it sent and exits.
+packets, in turn; it prints how many it sent and exits. `tcp` connects to
+127.0.0.1:PORT over TCP with python-osc's own TCP client, framing as OSC
+FRAMING does (1.0: each packet after its size; 1.1: SLIP), sends each
+MESSAGE on it in turn (a PATH beginning "udp:" goes over UDP instead; a
+message ["raw:HEX"] is those bytes on the connection, as they are), then
+prints the first COUNT messages that come back on the connection as
+`exchange` does; it exits 1 if fewer came within 5 s.
 """
 import json
 import socket
@@ -123,7 +130,32 @@ def flood(port, count):
     return 0
 
 
+def tcp(port, framing, count, messages):
+    from pythonosc import tcp_client
+    client = tcp_client.TCPClient("127.0.0.1", port, mode=framing, timeout=5)
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    for text in messages:
+        path, *arguments = json.loads(text)
+        if path.startswith("raw:"):
+            client.socket.sendall(bytes.fromhex(path[4:]))
+        elif path.startswith("udp:"):
+            udp.sendto(message(path[4:], arguments), ("127.0.0.1", port))
+        else:
+            client.send(OscMessage(message(path, arguments)))
+    deadline = time.monotonic() + 5
+    received = 0
+    while received < count and time.monotonic() < deadline:
+        for data in client.receive(timeout=max(0.01, deadline - time.monotonic())):
+            if not data:
+                continue
+            print(json.dumps(list(decoded(data))), flush=True)
+            received += 1
+    return 0 if received >= count else 1
+
+
 def main():
+    if sys.argv[1] == "tcp":
+        return tcp(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5:])
     if sys.argv[1] == "flood":
         return flood(int(sys.argv[2]), int(sys.argv[3]))
     if sys.argv[1] == "feed":
