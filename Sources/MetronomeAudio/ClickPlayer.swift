@@ -28,6 +28,9 @@ package protocol ClickPlayer: AnyObject {
     var failure: SinkError? { get }
     /// Whether another client's timebase places the beats (a JACK transport): the tempo may change at any time.
     var followsTransport: Bool { get }
+    /// Whether each published heard frame is exact at its instant (JACK's cycle times and port latency)
+    /// rather than a device status stale by up to a period: the picture's line then follows every sample.
+    var publishesExactPositions: Bool { get }
 
     /// `--midi-in`: the MIDI messages that came in, for the UI loop; nil without a MIDI input.
     var receivedMIDI: LockFreeQueue<ReceivedMIDI>? { get }
@@ -45,6 +48,7 @@ package protocol ClickPlayer: AnyObject {
 
 package extension ClickPlayer {
     var followsTransport: Bool { false }
+    var publishesExactPositions: Bool { false }
 }
 
 extension ClickPlayer {

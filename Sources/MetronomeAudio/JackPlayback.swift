@@ -152,6 +152,8 @@ package final class JackPlayback: ClickPlayer, @unchecked Sendable {
 
     package var underruns: Int { underrunCount.load(ordering: .relaxed) }
     package var followsTransport: Bool { host.drivesTransport || followsMIDIClock }
+    /// Each cycle's heard frame is its first frame less the port's latency, at its start on JACK's filtered clock: exact.
+    package var publishesExactPositions: Bool { true }
     /// Finished once the last frame was heard, or the server went away.
     package var isFinished: Bool { endHeard.load(ordering: .acquiring) || host.isShutDown }
     package var failure: SinkError? { host.isShutDown ? .serverGone : nil }

@@ -233,7 +233,7 @@ final class LiveLoop {
                  planned: playback.track.plan != nil || playback.link != nil || playback.followsTransport,
                  // The latency the device granted, for the status line; nil when playing without a device.
                  latencyTenths: playback.latencyTenths,
-                 tracing: tracing, inspecting: inspecting)
+                 tracing: tracing, inspecting: inspecting, exactPositions: playback.publishesExactPositions)
     }
 
     /// New passages from the audio thread for the view; the trace notes each new grid at its first click.

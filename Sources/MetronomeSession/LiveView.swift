@@ -99,7 +99,8 @@ struct LiveView {
     private(set) var practice: PracticeReadout?
 
     init(settings: Settings, schedule: ClickSchedule, firstPassage: Passage, rate: SampleRate, controller: PracticeController,
-         picture: Bool, printsLines: Bool, planned: Bool, latencyTenths: Int64?, tracing: Bool, inspecting: Bool = false) {
+         picture: Bool, printsLines: Bool, planned: Bool, latencyTenths: Int64?, tracing: Bool, inspecting: Bool = false,
+         exactPositions: Bool = false) {
         self.picture = picture
         practice = inspecting ? PracticeReadout() : nil
         self.printsLines = printsLines
@@ -121,7 +122,7 @@ struct LiveView {
         hasSongs = settings.songs != nil
         song = settings.songs.map { $0.place(of: $0.current) }
         if printsLines, let song { pendingSongs.append((0, song)) }
-        heardClock = HeardClock(rate: rate)
+        heardClock = HeardClock(rate: rate, exact: exactPositions)
         tempoChanges = TempoChanges(after: firstPassage)
         motion = PendulumMotion(schedule: schedule, amplitude: settings.picture.swingAngle, easing: settings.picture.easing,
                                 clickAt: settings.picture.clickAt)

@@ -9,6 +9,13 @@ import MetronomeSupport
 /// decays slowly (200 ppm) so a device clock slower than the monotonic one is
 /// followed, and a sample far off the line (an underrun, a restart)
 /// re-anchors it at once.
+///
+/// Where each sample is exact at its instant (JACK's cycle start, from its
+/// own clock filter, and the port's latency), the line goes through each
+/// sample, down as well as up: a connection made after the first cycles
+/// adds its latency at once rather than being taken for staleness and
+/// decayed over minutes, and a device clock apart from the monotonic one
+/// (jackd's, which NTP does not slew) is followed at any rate.
 package struct HeardClock: Sendable {
     package let rate: SampleRate
     /// heard frame = now (in frames) + offset.
@@ -18,10 +25,13 @@ package struct HeardClock: Sendable {
     /// Beyond this (frames) a sample is a jump, not staleness.
     package let reanchorFrames: Double
     static let decayPerFrame = 200e-6
+    /// Whether samples are exact rather than stale by up to a period.
+    package let exact: Bool
 
-    package init(rate: SampleRate, reanchorFrames: Double = 8_192) {
+    package init(rate: SampleRate, reanchorFrames: Double = 8_192, exact: Bool = false) {
         self.rate = rate
         self.reanchorFrames = reanchorFrames
+        self.exact = exact
     }
 
     /// The frame heard at `now`, given the latest published sample.
@@ -35,7 +45,7 @@ package struct HeardClock: Sendable {
         if lastSample?.heard != sample.heard || lastSample?.at != sample.at.nanoseconds {
             lastSample = (sample.heard, sample.at.nanoseconds)
             let sampleOffset = Double(sample.heard) - Double(sample.at.nanoseconds) * framesPerNanosecond
-            if let current = offset, abs(sampleOffset - current) < reanchorFrames {
+            if !exact, let current = offset, abs(sampleOffset - current) < reanchorFrames {
                 offset = max(current, sampleOffset)
             } else {
                 offset = sampleOffset

@@ -56,6 +56,84 @@ extension RealTimeLoopbackTests {
         }
     }
 
+    /// The beat feed against the sound: the metronome plays 200 bpm in 3/4 as a
+    /// JACK client into `jack_thru`, whose output a recorder takes with each
+    /// cycle's instant on CLOCK_MONOTONIC (`Tests/Tools/jack_clocked_rec.c`:
+    /// jackd's clock is not CLOCK_MONOTONIC, and here it drifts from it by
+    /// hundreds of ppm while NTP slews). A recorded click is heard when its
+    /// frame passes there plus the port's playback latency as JACK reports it
+    /// (the system output's, 2048 frames on the dummy driver). python-osc reads
+    /// each bundle's timetag: within 1 ms of that, bar, beat and bell as recorded.
+    @Test(.enabled(if: (JackLoopback.isInstalled && JackLoopback.canBuildRecorder && OSCServerTests.available) || required))
+    func theBeatFeedsTimetagsAreWhenTheRecordedClicksAreHeard() throws {
+        try #require(JackLoopback.isInstalled && JackLoopback.canBuildRecorder && OSCServerTests.available,
+                     "jackd2, libjack-jackd2-dev, clang and python-osc are needed: run scripts/setup --test")
+        let directory = TemporaryDirectory()
+        let (beat, bell) = try writeImpulseSoundFiles(in: directory)
+        let rate = Double(SampleRate.standard.framesPerSecond)
+        try takes(3, "the beat feed against a recording") { _, last in
+            let loopback = try JackLoopback()
+            let recorder = try JackLoopback.buildTool("jack_clocked_rec", into: loopback.home.path, flags: ["-ljack"])
+            let file = loopback.home.file("clocked.f32"), times = loopback.home.file("times.txt")
+            let recording = try loopback.launch(recorder, ["jack_thru:output_1", "16", file, times], log: loopback.home.file("recorder.log"))
+            try loopback.waitForPort("jack_thru:output_1", connectedTo: "clocked:in")
+            let port = try OSCSocket(host: "127.0.0.1", port: 0).port
+            let log = loopback.home.file("metronome.log")
+            let metronome = try loopback.launch(metronomeBinary(), ["--jack", "--connect", "jack_thru:input_1", "--bpm", "200", "--meter", "3/4",
+                                                                    "--duration", "12", "--osc", String(port), "--no-pendulum", "--quiet",
+                                                                    "--beat-sound", beat, "--bell-sound", bell], log: log)
+            #expect(waitUntil(seconds: 10, every: .milliseconds(50)) { (try? OSCServerTests.send(port, "/klick/ping", ask: true)) != nil })
+            // The latency from the recorded port to the ear, as JACK reports it.
+            let listing = try run("/usr/bin/jack_lsp", ["-l", "jack_thru:output_1"], environment: loopback.environment).standardOutput
+            let fed = try run("/usr/bin/python3", [OSCServerTests.probe, "feed", String(port), "12"])
+            metronome.waitUntilExit()
+            recording.waitUntilExit()
+            if !last, loopback.serverHadXrun { return false }  // the harness, not the metronome
+            #expect(fed.status == 0, "\(fed.standardOutput)")
+            // `port playback latency = [ MIN MAX ] frames`: the largest, as the metronome takes it.
+            let latencyLine = listing.split(separator: "\n").first { $0.contains("playback latency") } ?? ""
+            let range = latencyLine.split(separator: "[").last?.split(separator: "]").first?.split(separator: " ").compactMap { Double($0) } ?? []
+            let latency = try #require(range.max(), "no playback latency in: \(listing)")
+            #expect(latency > 0, "\(listing)")
+
+            // The recording's frames on CLOCK_MONOTONIC, cycle by cycle.
+            let cycles = try String(contentsOfFile: times, encoding: .utf8).split(separator: "\n").map { line in
+                line.split(separator: " ").compactMap { Int64($0) }
+            }.filter { $0.count == 4 }
+            func heard(_ frame: Int64) -> Double? {
+                guard let cycle = cycles.last(where: { $0[0] <= frame }), let index = cycles.firstIndex(of: cycle), index + 1 < cycles.count else { return nil }
+                let framesInCycle = Double(cycles[index + 1][0] - cycle[0])
+                let passes = Double(cycle[1]) + Double(frame - cycle[0]) * Double(cycle[2] - cycle[1]) / framesInCycle
+                return passes / 1e6 + Double(cycle[3]) / 1e9 + latency / rate
+            }
+            let samples = try Data(contentsOf: URL(fileURLWithPath: file)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            let clicks = onsets(samples)
+            #expect(clicks.count >= 18, "\(clicks.count) clicks recorded")
+
+            // Each bundle: its timetag on the monotonic clock by the wall clock's offset read as it came.
+            let lines = fed.standardOutput.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [Any] }
+            var deviations: [Double] = []
+            for line in lines.dropFirst() {
+                guard line.count == 5, let wall = line[0] as? Double, let values = line[2] as? [NSNumber], values.count == 4,
+                      let offset = line[4] as? Double else { continue }
+                let bar = values[0].intValue, inBar = values[1].intValue
+                let index = (bar - 1) * 3 + inBar - 1
+                guard index < clicks.count, let truth = heard(clicks[index].frame) else {
+                    Issue.record("bar \(bar) beat \(inBar): not in the recording")
+                    continue
+                }
+                #expect((values[3].intValue == 1) == (clicks[index].value < 0), "bar \(bar) beat \(inBar): the bell")
+                let deviation = wall - offset - truth
+                #expect(abs(deviation) < 0.001, "bar \(bar) beat \(inBar): timetag \(Int(deviation * 1e6)) µs from the recorded click heard")
+                deviations.append(deviation)
+            }
+            #expect(deviations.count == 12, "\(fed.standardOutput)")
+            print("beat feed against the recording: \(deviations.count) beats, timetags \(Int((deviations.min() ?? 0) * 1e6)) to "
+                  + "\(Int((deviations.max() ?? 0) * 1e6)) µs from the recorded clicks heard (latency \(Int(latency)) frames)")
+            return true
+        }
+    }
+
     /// VmRSS of process `pid`, in kB (0 if unreadable).
     static func residentKilobytes(_ pid: Int32) -> Int {
         let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""

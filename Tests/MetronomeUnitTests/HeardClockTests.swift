@@ -36,6 +36,26 @@ import MetronomeTestSupport
         #expect(after == 72_000)
     }
 
+    /// JACK's samples are exact: a port connected after the first cycles adds its latency (2048 frames)
+    /// to every sample from then on, and the line follows at once; a device's stale line would not.
+    @Test func exactSamplesMoveTheLineDownAtOnce() {
+        var exact = HeardClock(rate: rate, exact: true), stale = HeardClock(rate: rate)
+        for step in 0..<100 {
+            let t = 1.0 + Double(step) * 1024 / 48_000
+            let latency: Int64 = step < 10 ? 0 : 2_048
+            let sample = (heard: Int64(step) * 1024 - latency, at: instant(t), written: Int64(step) * 1024 + 4_096)
+            _ = exact.heardFrame(at: instant(t), sample: sample)
+            _ = stale.heardFrame(at: instant(t), sample: sample)
+        }
+        let last = 1.0 + 99 * 1024 / 48_000.0
+        // Within the rounding of the seconds these instants are made from.
+        #expect(abs(exact.frame(at: instant(last))! - (99 * 1024 - 2_048)) <= 1)
+        let lead = exact.instant(whenHeard: 99 * 1024)!.nanoseconds - instant(last).nanoseconds
+        #expect(abs(lead - FrameTime.nanoseconds(inFrames: 2_048, at: 48_000)) <= 2, "\(lead)")
+        // The stale line keeps the earlier anchor, decaying 200 ppm: still more than 2000 frames ahead.
+        #expect(stale.frame(at: instant(last))! > 99 * 1024 - 48)
+    }
+
     @Test func neverPastWhatWasWritten() {
         var clock = HeardClock(rate: rate)
         #expect(clock.heardFrame(at: instant(3), sample: (0, instant(1), 1_000)) == 1_000)
