@@ -61,7 +61,6 @@ final class LiveLoop {
 
     /// Runs until playback ends: finished, or stopped by the first signal that asked.
     func run() -> RunOutcome {
-        defer { screen.leave() }
         var shown = settings
         if screen.showsNothing { shown.verbosity = .quiet }
         var view = Self.view(settings: shown, playback: playback, controller: controller, tracing: trace != nil,
@@ -117,6 +116,9 @@ final class LiveLoop {
         collectSongs(into: &view)
         collectClicks(into: &view)
         if let song = songTrace.finish() { traceSong(song) }
+        // What is printed at the end goes to the terminal's own screen: on the picture's
+        // alternate screen it would be gone with it (`--verbose`'s OSC counts were).
+        screen.leave()
         if let notes = inspection?.finish(clock: clock), !notes.isEmpty { screen.emit(notes) }
         var lines = view.finish()
         if let osc, settings.verbosity == .verbose { lines += osc.summary + "\n" }

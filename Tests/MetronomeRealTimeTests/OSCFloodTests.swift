@@ -9,39 +9,52 @@ import MetronomeTestSupport
 extension RealTimeLoopbackTests {
     /// 100 000 messages from four sockets as fast as python-osc's packets go
     /// (pings, queries of both namespaces, refused types, bundles, malformed
-    /// packets) while the metronome plays 137 bpm through ALSA's jack plugin:
-    /// no underrun, every click on the exact grid, the run still answers a
-    /// ping after it, and its memory the same before and after the flood.
-    @Test(.enabled(if: (JackLoopback.isInstalled && OSCServerTests.available) || required))
-    func aFloodOfOSCNeverMovesAClick() throws {
-        try #require(JackLoopback.isInstalled && OSCServerTests.available, "jackd2, libasound2-plugins and python-osc are needed: run scripts/setup --test")
+    /// packets) while the metronome plays 137 bpm through ALSA's jack plugin
+    /// and draws its picture in a terminal (tmux): no underrun, every click on
+    /// the exact grid, the picture drawn at its rate throughout the flood
+    /// (its frames, from the trace), the run still answers a ping after it,
+    /// and its memory the same before and after.
+    @Test(.enabled(if: (JackLoopback.isInstalled && OSCServerTests.available && TerminalTests.tmuxInstalled) || required))
+    func aFloodOfOSCNeverMovesAClickNorSlowsThePicture() throws {
+        try #require(JackLoopback.isInstalled && OSCServerTests.available && TerminalTests.tmuxInstalled,
+                     "jackd2, libasound2-plugins, python-osc and tmux are needed: run scripts/setup --test")
         let directory = TemporaryDirectory()
         let (beat, bell) = try writeImpulseSoundFiles(in: directory)
         let schedule = ClickSchedule(tempo: try Tempo(parsing: "137"), rate: .standard)
         try takes(3, "a flood of OSC") { _, last in
             let loopback = try JackLoopback()
             let port = try OSCSocket(host: "127.0.0.1", port: 0).port
-            let log = loopback.home.file("metronome.log")
-            var sent = "", answered = false, rss: (before: Int, after: Int) = (0, 0)
+            let log = loopback.home.file("metronome.log"), trace = loopback.home.file("trace.jsonl")
+            var sent: [String] = [], answered = false, rss: (before: Int, after: Int) = (0, 0), flood: (from: Double, to: Double) = (0, 0)
+            var screen = ""
             let recording = try loopback.record(seconds: 14) {
-                let metronome = try loopback.launch(metronomeBinary(), ["--device", "loopback", "--bpm", "137", "--duration", "11", "--osc", String(port),
-                                                                        "--no-pendulum", "--verbose", "--beat-sound", beat, "--bell-sound", bell], log: log)
+                let environment = loopback.environment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
+                let pane = try TmuxPane(command: "env \(environment) \(metronomeBinary()) --device loopback --bpm 137 --duration 11 --osc \(port) "
+                                            + "--verbose --trace \(trace) --beat-sound \(beat) --bell-sound \(bell) 2>\(log)", width: 400)
                 #expect(waitUntil(seconds: 10, every: .milliseconds(50)) { (try? OSCServerTests.send(port, "/klick/ping", ask: true)) != nil })
-                rss.before = Self.residentKilobytes(metronome.processIdentifier)
-                sent = try run("/usr/bin/python3", [OSCServerTests.probe, "flood", String(port), "100000"]).standardOutput
+                let pid = try pane.programPID(named: "metronome") ?? 0
+                rss.before = Self.residentKilobytes(pid)
+                flood.from = Self.monotonicSeconds()
+                // 100 000 messages go in half a second: floods one after another for two seconds, so the picture is timed over many frames.
+                repeat {
+                    sent.append(try run("/usr/bin/python3", [OSCServerTests.probe, "flood", String(port), "100000"]).standardOutput)
+                    flood.to = Self.monotonicSeconds()
+                } while flood.to - flood.from < 2
                 answered = (try? OSCServerTests.send(port, "/klick/ping", ask: true)) != nil
-                rss.after = Self.residentKilobytes(metronome.processIdentifier)
-                metronome.waitUntilExit()
+                rss.after = Self.residentKilobytes(pid)
+                _ = try pane.outcome(seconds: 20)
+                // With a picture, the counts at the end are printed on the terminal.
+                screen = try pane.capture()
             }
             if !last, loopback.serverHadXrun { return false }  // the harness, not the metronome
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             #expect(!text.contains("underrun") && !text.contains("warning"), "\(text.suffix(500))")
-            let messages = (try? JSONSerialization.jsonObject(with: Data(sent.utf8)) as? [String: Int])?["messages"] ?? 0
-            #expect(messages >= 100_000, "\(sent)")
+            let messages = sent.map { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Int])?["messages"] ?? 0 }.reduce(0, +)
+            #expect(messages >= 100_000 * sent.count, "\(sent)")
             #expect(answered, "no pong after the flood")
             // Its own count: messages taken, malformed packets dropped.
-            let counts = text.split(separator: "\n").first { $0.hasPrefix("osc: ") } ?? ""
-            #expect(counts.contains(" malformed packet"), "\(text.suffix(300))")
+            let counts = screen.split(separator: "\n").first { $0.hasPrefix("osc: ") } ?? ""
+            #expect(counts.contains(" malformed packet"), "\(screen.suffix(600))")
             // Memory: the flood's buffers are the loop's, made once; allow 2 MB for the allocator's noise.
             #expect(rss.before > 0 && rss.after - rss.before < 2_048, "RSS \(rss.before) kB before, \(rss.after) kB after")
             let found = onsets(recording)
@@ -51,9 +64,29 @@ extension RealTimeLoopbackTests {
                     #expect(onset.frame - first.frame == schedule.frame(ofClick: Int64(click)), "click \(click)")
                 }
             }
-            print("a flood of OSC: \(sent.trimmingCharacters(in: .newlines)), \(counts), RSS \(rss.before) → \(rss.after) kB, \(found.count) clicks on the grid")
+            // The picture during the flood: its frames' times from the trace (CLOCK_MONOTONIC, as ours here).
+            let times = ((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { line -> Double? in
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                      object["type"] as? String == "frame" else { return nil }
+                return (object["time"] as? NSNumber)?.doubleValue
+            }.filter { $0 >= flood.from && $0 <= flood.to }
+            let seconds = flood.to - flood.from
+            let rate = Double(times.count) / seconds
+            let longest = zip(times, times.dropFirst()).map { $1 - $0 }.max() ?? .infinity
+            #expect(seconds > 0.5 && rate >= 50, "\(times.count) frames in \(seconds) s of flood")
+            #expect(longest < 0.05, "a frame \(Int(longest * 1000)) ms after the one before it")
+            print("a flood of OSC: \(messages) messages in \(String(format: "%.2f", seconds)) s, \(counts), "
+                  + "RSS \(rss.before) → \(rss.after) kB, \(found.count) clicks on the grid, the picture at "
+                  + "\(String(format: "%.1f", rate)) frames a second, none more than \(Int(longest * 1000)) ms after the last")
             return true
         }
+    }
+
+    /// CLOCK_MONOTONIC now, in seconds: the clock of the trace's times.
+    static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     /// The beat feed against the sound: the metronome plays 200 bpm in 3/4 as a
