@@ -34,8 +34,18 @@ package enum OSCRequest: Sendable, Equatable {
     case subscribe(String?)
     /// `/metronome/unsubscribe`: no longer.
     case unsubscribe(String?)
+    /// `/metronome/song ,s NAME` or `,i NUMBER` (from 1): a setlist's song, from the next bar line.
+    case song(SongChoice)
     /// A message of klick's namespace with arguments of the wrong types: refused, counted.
     case refused
+}
+
+/// A setlist's song as a message names it.
+package enum SongChoice: Sendable, Equatable {
+    /// By its name in the setlist, as its case may be.
+    case named(String)
+    /// By its place, from 1.
+    case numbered(Int)
 }
 
 /// The parts of klick's state that a query names (`/klick/PART/query`).
@@ -86,6 +96,11 @@ package enum KlickNamespace {
                 return unsupported("a bar has 0 (no bell) to \(Meter.maximumBeats) beats")
             }
             return .meter(beats: Int(beats), noteValue: nil)
+        case "/metronome/song":
+            guard arguments.count == 1 else { return .refused }
+            if let name = arguments[0].text { return .song(.named(name)) }
+            guard let number = numbers(1)?[0], number == number.rounded(), abs(number) < 1e9 else { return .refused }
+            return .song(.numbered(Int(number)))
         case "/metronome/pattern":
             guard arguments.count == 1, arguments[0].text != nil else { return .refused }
             return unsupported("a bar's pattern is chosen at the start (--pattern)")

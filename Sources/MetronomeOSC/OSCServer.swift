@@ -119,7 +119,7 @@ package final class OSCServer {
             }
         case .status(let replyTo):
             if let peer = peer(replyTo) { send(status().message, to: peer) }
-        case .quit, .control, .volume, .meter:
+        case .quit, .control, .volume, .meter, .song:
             guard acted < Self.mostActedAWake else {
                 actionsDropped += 1
                 return

@@ -187,6 +187,26 @@ final class LiveLoop {
                     return
                 }
                 for reaction in view.set(beatsPerBar: beats, at: clock.now()) { act(on: reaction) }
+            case .song(let choice):
+                guard let songs else {
+                    osc.refuse("/metronome/song", because: "this run plays no setlist (--setlist FILE)", to: sender)
+                    return
+                }
+                let index: Int?
+                switch choice {
+                case .named(let name): index = songs.list.index(named: name)
+                case .numbered(let number): index = songs.list.songs.indices.contains(number - 1) ? number - 1 : nil
+                }
+                guard let index else {
+                    let count = songs.list.songs.count
+                    let reason = switch choice {
+                    case .named(let name): "no song of the setlist is named '\(name)'"
+                    case .numbered(let number): "the setlist has songs 1 to \(count), not \(number)"
+                    }
+                    osc.refuse("/metronome/song", because: reason, to: sender)
+                    return
+                }
+                if let command = songs.choose(index) { playback.send(command) }
             default:
                 return
             }

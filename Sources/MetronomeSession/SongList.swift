@@ -23,6 +23,11 @@ package struct SongList: Sendable, Equatable {
         self.current = current
     }
 
+    /// The index of the song `name` names (its case aside), or of the song at place `number` (from 1); nil for none.
+    package func index(named name: String) -> Int? {
+        songs.firstIndex { $0.name == name } ?? songs.firstIndex { $0.name.lowercased() == name.lowercased() }
+    }
+
     /// `3/12 Waltz`: the song's place and name, as the status line shows it.
     package func place(of index: Int) -> String { "\(index + 1)/\(songs.count) \(songs[index].name)" }
 

@@ -39,6 +39,12 @@ final class SongSwitcher {
         return askIfWanted()
     }
 
+    /// A song by its index (`/metronome/song`): the command to send, if a switch starts now.
+    func choose(_ index: Int) -> PracticeCommand? {
+        wanted = min(max(index, 0), list.songs.count - 1)
+        return askIfWanted()
+    }
+
     /// The track started the song of `start`: that song's index, and a command for a song wanted since.
     func started(_ start: SongStart) -> (song: Int, next: PracticeCommand?)? {
         guard let asked, asked.slot == start.plan else { return nil }

@@ -394,4 +394,33 @@ import MetronomeTestSupport
         #expect(result.status == 69)
         #expect(result.standardError == "metronome: OSC port \(held.port) (TCP) on 127.0.0.1 is in use\n")
     }
+
+    /// `/metronome/song`: a setlist's song by name (its case aside) or place, from the next bar line,
+    /// as `n` and `p` switch; a name or a place the setlist has not, or a run with no setlist, is an error reply.
+    @Test(.enabled(if: available || RealTimeLoopbackTests.required))
+    func aSongByNameOrPlaceStartsAtTheNextBarLine() throws {
+        try #require(Self.available, "\(Self.needs)")
+        let directory = TemporaryDirectory()
+        try "two: 1 2/4 150\n".write(toFile: directory.file("map.txt"), atomically: true, encoding: .utf8)
+        try "Fast: 240\nWaltz: 180 3/4\nMap: map.txt\n".write(toFile: directory.file("set.txt"), atomically: true, encoding: .utf8)
+        let run = try Run(["--setlist", directory.file("set.txt")]), port = run.port
+        try Self.send(port, "/metronome/song", ["s:waltz"])
+        var waltz: SetlistKeysTests.SongEvent?
+        #expect(waitUntil(seconds: 10, every: .milliseconds(20)) {
+            waltz = SetlistKeysTests.songs(run.trace).first { $0.name == "Waltz" }
+            return waltz != nil
+        }, "no switch to the waltz")
+        // Fast's bars are 48000 frames: the waltz starts on one of its bar lines.
+        let switched = try #require(waltz)
+        #expect(switched.song == 2 && switched.frame > 0 && switched.frame % 48_000 == 0, "\(switched)")
+        try Self.send(port, "/metronome/song", ["i:3"])
+        #expect(waitUntil(seconds: 10, every: .milliseconds(20)) { SetlistKeysTests.songs(run.trace).contains { $0.name == "Map" } },
+                "no switch to the third song")
+        let refusals = try Self.exchange(port, expecting: 2, [["/metronome/song", "s:Encore"], ["/metronome/song", "i:4"]]).replies
+        #expect(refusals.map(\.description) == ["/metronome/error s:/metronome/song s:no song of the setlist is named 'Encore'",
+                                                "/metronome/error s:/metronome/song s:the setlist has songs 1 to 3, not 4"], "\(refusals)")
+        let plain = try Run(["--bpm", "120"])
+        let none = try Self.exchange(plain.port, expecting: 1, [["/metronome/song", "i:1"]]).replies
+        #expect(none.map(\.description) == ["/metronome/error s:/metronome/song s:this run plays no setlist (--setlist FILE)"], "\(none)")
+    }
 }

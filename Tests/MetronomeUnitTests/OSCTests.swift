@@ -179,6 +179,11 @@ import MetronomeTestSupport
         #expect(request("/metronome/subscribe") == .subscribe(nil))
         #expect(request("/metronome/unsubscribe", [.string("9000")]) == .unsubscribe("9000"))
         #expect(request("/metronome/meter-of-nothing") == nil)
+        #expect(request("/metronome/song", [.string("Waltz")]) == .song(.named("Waltz")))
+        #expect(request("/metronome/song", [.int32(3)]) == .song(.numbered(3)))
+        #expect(request("/metronome/song", [.float(2)]) == .song(.numbered(2)))
+        #expect(request("/metronome/song", [.float(2.5)]) == .refused)
+        #expect(request("/metronome/song") == .refused)
     }
 
     /// A beat in a bundle: "#bundle", the timetag, the message after its size; NTP time from Unix time.
