@@ -36,6 +36,8 @@ package enum OSCRequest: Sendable, Equatable {
     case unsubscribe(String?)
     /// `/metronome/song ,s NAME` or `,i NUMBER` (from 1): a setlist's song, from the next bar line.
     case song(SongChoice)
+    /// `/klick/map/load_file ,s FILE` with `--osc-allow-files`: the map in FILE, from the next bar line.
+    case loadMap(String)
     /// A message of klick's namespace with arguments of the wrong types: refused, counted.
     case refused
 }
@@ -150,9 +152,8 @@ package enum KlickNamespace {
             guard path.hasSuffix("ports") ? address() != nil : arguments.isEmpty else { return .refused }
             return unsupported("connections are made at the start (--jack --connect PORT)")
         case "/klick/map/load_file":
-            guard arguments.count == 1, arguments[0].text != nil else { return .refused }
-            return filesAllowed ? unsupported("a tempo map is chosen at the start (--tempo-map FILE)")
-                : unsupported("a message that opens a file is refused without --osc-allow-files")
+            guard arguments.count == 1, let file = arguments[0].text else { return .refused }
+            return filesAllowed ? .loadMap(file) : unsupported("a message that opens a file is refused without --osc-allow-files")
         case "/klick/map/set_preroll":
             guard numbers(1) != nil else { return .refused }
             return unsupported("the count-in is chosen at the start (--count-in BARS)")

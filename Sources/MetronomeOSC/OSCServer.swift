@@ -119,7 +119,7 @@ package final class OSCServer {
             }
         case .status(let replyTo):
             if let peer = peer(replyTo) { send(status().message, to: peer) }
-        case .quit, .control, .volume, .meter, .song:
+        case .quit, .control, .volume, .meter, .song, .loadMap:
             guard acted < Self.mostActedAWake else {
                 actionsDropped += 1
                 return

@@ -5,7 +5,13 @@ import MetronomeOSC
 /// (the kind of metronome, the trainer, the pattern, the map),
 /// and the rest read from the view each time (tempo, volume, meter, playing).
 struct KlickReport {
-    private let fixed: KlickState
+    private var fixed: KlickState
+
+    /// The map `/klick/map/load_file` loaded: `/klick/map/query` reports its file.
+    mutating func loaded(mapFile: String) {
+        fixed.mapFile = mapFile
+        fixed.type = .map
+    }
 
     init(settings: Settings, live: Settings.Live) {
         var type = KlickState.MetronomeType.simple

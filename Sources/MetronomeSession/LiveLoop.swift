@@ -4,6 +4,7 @@ import MetronomeTiming
 import MetronomeAudio
 import MetronomeOSC
 import MetronomeTerminal
+import SystemPackage
 
 /// The main thread while the audio thread plays: it waits for the next frame
 /// `LiveView` asks for, a key or a signal, hands them to the view and does
@@ -35,7 +36,8 @@ final class LiveLoop {
     private var controllerValues: [UInt8] = []
     /// `--osc PORT`: klick's namespace over UDP, its packets taken each wake, and what its queries report.
     private let osc: OSCServer?
-    private let klickReport: KlickReport?
+    /// What klick's queries report; a map loaded over OSC changes it.
+    private var klickReport: KlickReport?
 
     init(settings: Settings, playback: any ClickPlayer, screen: any LiveScreen, input: any LiveInput,
          clock: any Timekeeper = MonotonicClock(), trace: Trace?, clickLog: ClickLog, passageLog: LockFreeQueue<Passage>,
@@ -168,9 +170,9 @@ final class LiveLoop {
     /// klick's namespace acted on as its key would be, queries answered from the view as it is then;
     /// then the registered clients told what changed, by whatever means, since they last were.
     private func takeOSC(_ view: inout LiveView) {
-        guard let osc, let klickReport else { return }
+        guard let osc, let report = klickReport else { return }
         let playback = self.playback, clock = self.clock
-        osc.takeWaiting(state: { view.klickState(klickReport, at: clock.now(), sample: playback.position.snapshot()) },
+        osc.takeWaiting(state: { view.klickState(self.klickReport ?? report, at: clock.now(), sample: playback.position.snapshot()) },
                         status: { view.status(at: clock.now(), sample: playback.position.snapshot(), underruns: playback.underruns) }) { request, sender in
             switch request {
             case .quit:
@@ -207,13 +209,54 @@ final class LiveLoop {
                     return
                 }
                 if let command = songs.choose(index) { playback.send(command) }
+            case .loadMap(let file):
+                switch loadMap(file) {
+                case .success(let command):
+                    self.klickReport?.loaded(mapFile: file)
+                    if let command { playback.send(command) }
+                case .failure(let failure):
+                    osc.refuse("/klick/map/load_file", because: failure.message, to: sender)
+                }
             default:
                 return
             }
         }
-        osc.notify(view.klickState(klickReport, at: clock.now(), sample: playback.position.snapshot()),
+        osc.notify(view.klickState(klickReport ?? report, at: clock.now(), sample: playback.position.snapshot()),
                    view.status(at: clock.now(), sample: playback.position.snapshot(), underruns: playback.underruns))
     }
+
+    /// `/klick/map/load_file`: the map in `file` (a klick tempo map or a MIDI file, relative to the
+    /// working directory) as the songs' last, and the command that switches to it at the next bar line
+    /// (nil while another switch is under way: it follows). Only a regular file is read: a FIFO or a
+    /// device would hold up the loop. Fails with the reason the peer is told.
+    private func loadMap(_ file: String) -> Result<PracticeCommand?, MapLoadFailure> {
+        guard let songs else {
+            return .failure(MapLoadFailure(message: "a map loads into a run that plays one: start with --tempo-map FILE, --setlist FILE or the trainer"))
+        }
+        var status = stat()
+        guard stat(file, &status) == 0 else { return .failure(MapLoadFailure(message: "cannot read '\(file)': \(Errno(rawValue: errno))")) }
+        guard status.st_mode & S_IFMT == S_IFREG else { return .failure(MapLoadFailure(message: "'\(file)' is not a regular file")) }
+        let map: TempoMap
+        do {
+            let contents = try FileContents.read(file)
+            map = MIDIFile.isMIDIFile(contents, name: file)
+                ? try TempoMap(midi: try MIDIFile(parsing: contents, name: file), name: file)
+                : try TempoMap(parsing: contents, name: file)
+        } catch let error as FileContents.ReadError {
+            return .failure(MapLoadFailure(message: "cannot read '\(file)': \(error.message)"))
+        } catch let error as TimingError {
+            return .failure(MapLoadFailure(message: error.message))
+        } catch {
+            return .failure(MapLoadFailure(message: "cannot read '\(file)': \(error)"))
+        }
+        let name = FilePath(file).lastComponent?.string ?? file
+        guard let command = songs.load(SongList.Song(name: name, source: .map(map, first: 0, loops: false))) else {
+            return .failure(MapLoadFailure(message: "\(SongSwitcher.mostSongs) maps are loaded already"))
+        }
+        return .success(command)
+    }
+
+    struct MapLoadFailure: Error { let message: String }
 
     /// What a key asks of the audio thread: a command, a stop, or a setlist's song (a command once a switch starts).
     private func act(on reaction: LiveView.Reaction) {

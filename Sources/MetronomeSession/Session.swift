@@ -7,6 +7,7 @@ import MetronomeOSC
 import MetronomeRender
 import MetronomeTerminal
 import MetronomeListening
+import SystemPackage
 
 /// One run of the metronome: playing live, or rendering a file.
 package enum Session {
@@ -95,12 +96,16 @@ package enum Session {
             sounds = try loadSounds(settings, rate: output.rate)
         }
         let (track, feeder, _) = makeTrack(settings, sounds: sounds, rate: output.rate)
-        // A setlist: a second plan queue for the next song, and the track's word of each song it starts.
+        // A setlist, or a plan that OSC may load maps after (`--osc-allow-files`): a second plan
+        // queue for the next song, and the track's word of each song it starts.
         var songs: SongSwitcher?
-        if let list = settings.songs, let feeder {
+        if settings.switchesSongs, let feeder, let source = settings.plan {
             let plans = (feeder.queue, LockFreeQueue<Passage>(capacity: 256))
             track.songPlans = plans
             track.songLog = LockFreeQueue<SongStart>(capacity: 64)
+            // The run's own plan is the first song, by its map's file name.
+            let name = live.osc?.mapFile.flatMap { FilePath($0).lastComponent?.string } ?? "start"
+            let list = settings.songs ?? SongList(songs: [SongList.Song(name: name, source: source)], current: 0)
             songs = SongSwitcher(list: list, feeder: feeder, plans: plans, rate: output.rate, rhythm: settings.rhythm)
         }
         // What the device granted; without a device (playing on silently) nothing was.
@@ -244,8 +249,9 @@ package enum Session {
             beats = nil
             length = settings.length
         case .endless:
-            // A setlist's song plays on, live, until a key moves on (its last tempo after a map's end).
-            beats = settings.songs != nil && settings.output == nil ? nil : whole.beats(inBars: nil)
+            // A setlist's song plays on, live, until a key moves on (its last tempo after a map's end);
+            // so does a plan that OSC may load maps after.
+            beats = settings.switchesSongs && settings.output == nil ? nil : whole.beats(inBars: nil)
             length = beats.map(TrackLength.beats) ?? .endless
         }
         let plan = TempoPlan(source, rate: rate, rhythm: settings.rhythm, beats: beats)

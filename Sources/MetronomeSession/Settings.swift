@@ -199,6 +199,14 @@ package struct Settings: Sendable, Equatable {
         if case .setlist(let list) = program { list } else { nil }
     }
 
+    /// Whether the run switches songs at bar lines: a setlist's, or with `--osc-allow-files` the
+    /// tempo maps `/klick/map/load_file` loads into a run that plays a plan (a map, the trainer).
+    package var switchesSongs: Bool {
+        guard songs == nil else { return true }
+        if case .live(let live) = destination, live.osc?.filesAllowed == true, plan != nil { return true }
+        return false
+    }
+
     /// `--output`: the file rendered instead of playing.
     package var output: String? {
         if case .file(let path, _) = destination { path } else { nil }

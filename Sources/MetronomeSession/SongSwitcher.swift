@@ -8,7 +8,7 @@ import MetronomeAudio
 /// when paused) and says so (`SongStart`). One switch is under way at a time:
 /// keys pressed meanwhile move the song wanted, asked for once the switch is done.
 final class SongSwitcher {
-    let list: SongList
+    private(set) var list: SongList
     private let feeder: PlanFeeder
     private let plans: (LockFreeQueue<Passage>, LockFreeQueue<Passage>)
     private let rate: SampleRate
@@ -43,6 +43,17 @@ final class SongSwitcher {
     func choose(_ index: Int) -> PracticeCommand? {
         wanted = min(max(index, 0), list.songs.count - 1)
         return askIfWanted()
+    }
+
+    /// The most songs a list holds: maps loaded over OSC past it are refused.
+    static let mostSongs = 256
+
+    /// A map loaded over OSC (`/klick/map/load_file`): the list's last song, played from the next bar line.
+    /// nil when the list is full.
+    func load(_ song: SongList.Song) -> PracticeCommand?? {
+        guard list.songs.count < Self.mostSongs else { return nil }
+        list.songs.append(song)
+        return .some(choose(list.songs.count - 1))
     }
 
     /// The track started the song of `start`: that song's index, and a command for a song wanted since.

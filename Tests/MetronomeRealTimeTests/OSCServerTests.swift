@@ -423,4 +423,49 @@ import MetronomeTestSupport
         let none = try Self.exchange(plain.port, expecting: 1, [["/metronome/song", "i:1"]]).replies
         #expect(none.map(\.description) == ["/metronome/error s:/metronome/song s:this run plays no setlist (--setlist FILE)"], "\(none)")
     }
+
+    /// `/klick/map/load_file` with `--osc-allow-files`: the map plays from the next bar line, as a
+    /// setlist's next song (the trace's song event at a bar line, the new map's tempo from it),
+    /// and `/klick/map/query` names its file. A map that does not parse, a directory, a file that
+    /// is not there and a run with no plan to follow are each one error reply, and change nothing.
+    @Test(.enabled(if: available || RealTimeLoopbackTests.required))
+    func aMapLoadedOverOSCPlaysFromTheNextBarLine() throws {
+        try #require(Self.available, "\(Self.needs)")
+        let directory = TemporaryDirectory()
+        // 240 bpm in 4/4: a bar is 48000 frames.
+        try "intro: 100 4/4 240\n".write(toFile: directory.file("first.txt"), atomically: true, encoding: .utf8)
+        try "verse: 4 3/4 150\n".write(toFile: directory.file("second.txt"), atomically: true, encoding: .utf8)
+        try "verse: 4 3/4 fast\n".write(toFile: directory.file("broken.txt"), atomically: true, encoding: .utf8)
+        let run = try Run(["--tempo-map", directory.file("first.txt"), "--osc-allow-files"]), port = run.port
+        let second = directory.file("second.txt")
+        let refusals = try Self.exchange(port, expecting: 3, [["/klick/map/load_file", "s:\(directory.file("broken.txt"))"],
+                                                              ["/klick/map/load_file", "s:\(directory.path)"],
+                                                              ["/klick/map/load_file", "s:\(directory.file("absent.txt"))"]]).replies
+        #expect(refusals.count == 3 && refusals.allSatisfy { $0.path == "/metronome/error" && $0.arguments.first?.value == "/klick/map/load_file" },
+                "\(refusals)")
+        #expect(refusals.first?.arguments.last?.value.contains("broken.txt:1") == true, "\(refusals)")
+        #expect(refusals.dropFirst().first?.arguments.last?.value == "'\(directory.path)' is not a regular file", "\(refusals)")
+        // The run's own map is the first song; nothing else started.
+        #expect(SetlistKeysTests.songs(run.trace).map(\.name) == ["first.txt"])
+
+        try Self.send(port, "/klick/map/load_file", ["s:\(second)"])
+        var loaded: SetlistKeysTests.SongEvent?
+        #expect(waitUntil(seconds: 10, every: .milliseconds(20)) {
+            loaded = SetlistKeysTests.songs(run.trace).first { $0.name == "second.txt" }
+            return loaded.map { event in PracticeKeysTests.read(run.trace).clicks.filter { $0.frame >= event.frame }.count >= 4 } ?? false
+        }, "the loaded map did not play")
+        let start = try #require(loaded)
+        #expect(start.frame > 0 && start.frame % 48_000 == 0, "\(start)")
+        // From its bar line: 150 bpm (19200 frames a beat), a bell every third beat.
+        let after = PracticeKeysTests.read(run.trace).clicks.filter { $0.frame >= start.frame }.prefix(4)
+        #expect(after.map { $0.frame - start.frame } == [0, 19_200, 38_400, 57_600], "\(after.map(\.frame))")
+        #expect(after.map(\.bell) == [true, false, false, true])
+        let map = try Self.exchange(port, expecting: 3, [["/klick/map/query"]]).replies
+        #expect(map.first?.description == "/klick/map/filename s:\(second)", "\(map)")
+
+        let plain = try Run(["--bpm", "120", "--osc-allow-files"])
+        let none = try Self.exchange(plain.port, expecting: 1, [["/klick/map/load_file", "s:\(second)"]]).replies
+        #expect(none.first?.arguments.last?.value == "a map loads into a run that plays one: start with --tempo-map FILE, --setlist FILE or the trainer",
+                "\(none)")
+    }
 }
