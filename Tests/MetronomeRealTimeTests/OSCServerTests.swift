@@ -468,4 +468,43 @@ import MetronomeTestSupport
         #expect(none.first?.arguments.last?.value == "a map loads into a run that plays one: start with --tempo-map FILE, --setlist FILE or the trainer",
                 "\(none)")
     }
+
+    /// liblo's own tools as the peer: `oscsend` registers `oscdump` as a client and subscribes it to
+    /// the beat feed, then sets the tempo; `oscdump` (liblo decoding our packets) prints the tempo's
+    /// notification, and the beats' bundles with their timetags, a beat of 150 bpm (0.4 s) apart
+    /// to within 1 ms (the heard line of a run without a sound card follows the clock's pacing).
+    @Test(.enabled(if: available || RealTimeLoopbackTests.required))
+    func libloToolsRegisterSubscribeAndReadTheFeed() throws {
+        try #require(Self.available && FileManager.default.isExecutableFile(atPath: "/usr/bin/oscdump"),
+                     "python-osc and liblo-tools are needed: run scripts/setup --test")
+        let run = try Run(["--bpm", "120"]), port = run.port
+        let directory = TemporaryDirectory(), dump = directory.file("dump.txt")
+        let dumpPort = try OSCSocket(host: "127.0.0.1", port: 0).port
+        let dumper = try launchLogged("/usr/bin/oscdump", ["-L", String(dumpPort)], environment: [:], log: dump)
+        // oscdump waits in liblo's receive and sees a TERM only at its next packet: killed.
+        defer { kill(dumper.processIdentifier, SIGKILL); dumper.waitUntilExit() }
+        let url = "osc.udp://127.0.0.1:\(dumpPort)/"
+        func oscsend(_ arguments: [String]) throws { _ = try MetronomeTestSupport.run("/usr/bin/oscsend", ["osc.udp://127.0.0.1:\(port)"] + arguments) }
+        func lines() -> [Substring] { ((try? String(contentsOfFile: dump, encoding: .utf8)) ?? "").split(separator: "\n") }
+        // oscdump is listening once a pong sent to it is printed.
+        #expect(try waitUntil(seconds: 10, every: .milliseconds(100)) {
+            try oscsend(["/klick/ping", "s", url])
+            return lines().contains { $0.contains("/klick/pong") }
+        }, "oscdump never printed a pong")
+        try oscsend(["/klick/register_client", "s", url])
+        try oscsend(["/metronome/subscribe", "s", url])
+        try oscsend(["/klick/simple/set_tempo", "f", "150"])
+        #expect(waitUntil(seconds: 10, every: .milliseconds(20)) {
+            lines().filter { $0.contains("/metronome/beat iifi") && $0.contains(" 150.000000 ") }.count >= 5
+        }, "\(lines().suffix(10))")
+        #expect(lines().contains { $0.hasSuffix(" /klick/simple/tempo f 150.000000") }, "\(lines().prefix(10))")
+        // `SECONDS.FRACTION` in hex, NTP's: each beat at 150 bpm 0.4 s after the one before.
+        let timetags = lines().filter { $0.contains("/metronome/beat iifi") && $0.contains(" 150.000000 ") }.compactMap { line -> Double? in
+            let parts = line.split(separator: " ").first?.split(separator: ".") ?? []
+            guard parts.count == 2, let seconds = UInt64(parts[0], radix: 16), let fraction = UInt64(parts[1], radix: 16) else { return nil }
+            return Double(seconds) + Double(fraction) / 4_294_967_296
+        }
+        let gaps = zip(timetags, timetags.dropFirst()).map { $1 - $0 }
+        #expect(gaps.count >= 4 && gaps.allSatisfy { abs($0 - 0.4) < 0.001 }, "\(gaps)")
+    }
 }
