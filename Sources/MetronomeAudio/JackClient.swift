@@ -104,6 +104,13 @@ package final class JackClient {
         throw JackError(.connection, "JACK refused to connect '\(ours)' to '\(destination)' (jack_connect: \(result))")
     }
 
+    /// Has JACK work out every port's latency now (`jack_recompute_total_latencies`), rather than
+    /// in its own time after a connection: the first cycles played then carry the latency of the
+    /// ports just connected, and the picture does not start a connection's latency early.
+    package func settleLatencies() {
+        _ = library.recomputeTotalLatencies?(handle)
+    }
+
     /// The system's audio playback ports (`JackPortIsPhysical | JackPortIsInput`), in JACK's order.
     package func physicalPlaybackPorts() -> [String] {
         let flags = UInt(JackPortIsPhysical.rawValue | JackPortIsInput.rawValue)
@@ -121,14 +128,29 @@ package final class JackClient {
     /// Connects `ports` where `destinations` says, by `JackConnectionPlan`:
     /// nil for the system's playback ports, an empty list for none (`--no-connect`).
     /// A server without playback ports leaves them unconnected. Once activated.
+    /// Returns once JACK reports on each port the latency its new connections give it
+    /// (the most of theirs), or after half a second: JACK works latencies out in its own
+    /// time, and the cycles before would put the heard frame a connection's latency late.
     package func connectToPlayback(_ ports: [JackPort], destinations: [String]?) throws(JackError) {
         let pairs = if let destinations {
             JackConnectionPlan.pairs(ports: ports.count, destinations: destinations)
         } else {
             JackConnectionPlan.pairs(ports: ports.count, physical: physicalPlaybackPorts())
         }
+        var expected = [UInt32](repeating: 0, count: ports.count)
         for pair in pairs {
             try connect(ports[pair.port], to: pair.destination)
+            if let destination = library.portByName(handle, pair.destination) {
+                var range = jack_latency_range_t()
+                library.portGetLatencyRange(destination, JackPlaybackLatency, &range)
+                expected[pair.port] = max(expected[pair.port], max(range.min, range.max))
+            }
+        }
+        settleLatencies()
+        // A bounded poll of the condition: 100 looks, 5 ms apart.
+        for _ in 0..<100 {
+            if zip(ports, expected).allSatisfy({ playbackLatency(of: $0).upperBound >= $1 }) { return }
+            usleep(5_000)
         }
     }
 

@@ -31,6 +31,7 @@ package struct JackLibrary: Sendable {
     package typealias PortByName = @convention(c) (OpaquePointer?, UnsafePointer<CChar>?) -> OpaquePointer?
     package typealias PortGetLatencyRange = @convention(c) (OpaquePointer?, jack_latency_callback_mode_t, UnsafeMutablePointer<jack_latency_range_t>?) -> Void
     package typealias Connect = @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32
+    package typealias RecomputeTotalLatencies = @convention(c) (OpaquePointer?) -> Int32
     package typealias GetPorts = @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UInt) -> UnsafeMutablePointer<UnsafePointer<CChar>?>?
     package typealias Free = @convention(c) (UnsafeMutableRawPointer?) -> Void
     package typealias GetCycleTimes = @convention(c) (OpaquePointer?, UnsafeMutablePointer<jack_nframes_t>?, UnsafeMutablePointer<jack_time_t>?,
@@ -65,6 +66,8 @@ package struct JackLibrary: Sendable {
     package let portByName: PortByName
     package let portGetLatencyRange: PortGetLatencyRange
     package let connect: Connect
+    /// `jack_recompute_total_latencies`, where the library has it (it is optional in JACK's API).
+    package let recomputeTotalLatencies: RecomputeTotalLatencies?
     package let getPorts: GetPorts
     package let free: Free
     package let lastFrameTime: ClientFrames
@@ -119,6 +122,7 @@ package struct JackLibrary: Sendable {
         portByName = try symbol("jack_port_by_name", as: PortByName.self)
         portGetLatencyRange = try symbol("jack_port_get_latency_range", as: PortGetLatencyRange.self)
         connect = try symbol("jack_connect", as: Connect.self)
+        recomputeTotalLatencies = try? symbol("jack_recompute_total_latencies", as: RecomputeTotalLatencies.self)
         getPorts = try symbol("jack_get_ports", as: GetPorts.self)
         free = try symbol("jack_free", as: Free.self)
         lastFrameTime = try symbol("jack_last_frame_time", as: ClientFrames.self)

@@ -50,9 +50,34 @@ package struct OSCPeer: Sendable, Equatable {
         guard let number = port(portText), !host.isEmpty else { return nil }
         let onSendersHost = sender.with(port: number)
         if let peer = OSCPeer(host: String(host), port: String(number)) {
-            guard peer == onSendersHost else { return nil }
+            // On a socket of both families (`--osc-host ::`) an IPv4 sender comes as ::ffff:a.b.c.d,
+            // and names itself a.b.c.d: the same host.
+            guard peer == onSendersHost || peer.mappedToIPv6 == onSendersHost else { return nil }
         }
         self = onSendersHost
+    }
+
+    /// An IPv4 address as IPv6 gives it on a socket of both families (::ffff:a.b.c.d), the same port; nil for any other.
+    var mappedToIPv6: OSCPeer? {
+        guard Int32(storage.ss_family) == AF_INET else { return nil }
+        var address = storage
+        let (ipv4, port) = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ($0.pointee.sin_addr, $0.pointee.sin_port) }
+        }
+        var mapped = OSCPeer()
+        withUnsafeMutablePointer(to: &mapped.storage) {
+            $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { six in
+                six.pointee.sin6_family = sa_family_t(AF_INET6)
+                six.pointee.sin6_port = port
+                withUnsafeMutableBytes(of: &six.pointee.sin6_addr) { bytes in
+                    bytes[10] = 0xFF
+                    bytes[11] = 0xFF
+                    withUnsafeBytes(of: ipv4) { for index in 0..<4 { bytes[12 + index] = $0[index] } }
+                }
+            }
+        }
+        mapped.length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        return mapped
     }
 
     /// This peer's host at another port.

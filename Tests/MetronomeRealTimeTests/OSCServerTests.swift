@@ -507,4 +507,14 @@ import MetronomeTestSupport
         let gaps = zip(timetags, timetags.dropFirst()).map { $1 - $0 }
         #expect(gaps.count >= 4 && gaps.allSatisfy { abs($0 - 0.4) < 0.001 }, "\(gaps)")
     }
+
+    /// `--osc-host ::` listens on both families: an IPv4 client (python-osc on 127.0.0.1) comes as
+    /// ::ffff:127.0.0.1, and its return address naming 127.0.0.1 is its own host: answered there.
+    @Test(.enabled(if: available || RealTimeLoopbackTests.required))
+    func onBothFamiliesAnIPv4ClientsReturnAddressIsItsOwn() throws {
+        try #require(Self.available, "\(Self.needs)")
+        let run = try Run(["--bpm", "120", "--osc-host", "::"]), port = run.port
+        #expect(try Self.send(port, "/klick/ping", ask: true) == #"["/klick/pong", [], "sender"]"#)
+        #expect(try Self.send(port, "/klick/ping", ask: true, replyTo: true) == #"["/klick/pong", [], "reply-to"]"#)
+    }
 }

@@ -57,6 +57,10 @@ import MetronomeTestSupport
         // Another machine's address: no reply, registration or feed goes there on a forged sender's word.
         #expect(OSCPeer(returnAddress: "osc.udp://127.0.0.1:9002/", sender: sender) == nil)
         #expect(OSCPeer(returnAddress: "osc.udp://[::1]:9003", sender: sender) == nil)
+        // On a socket of both families, an IPv4 sender is ::ffff:a.b.c.d, and may name itself a.b.c.d; no other host.
+        let mappedSender = try #require(OSCPeer(host: "::ffff:127.0.0.2", port: "5000"))
+        #expect(OSCPeer(returnAddress: "osc.udp://127.0.0.2:9005/", sender: mappedSender)?.description == "::ffff:127.0.0.2:9005")
+        #expect(OSCPeer(returnAddress: "osc.udp://127.0.0.3:9005/", sender: mappedSender) == nil)
         for refused in ["", "0", "65536", "osc.udp:", "osc:", "osc.tcp://127.0.0.1:9000/", "osc.udp://127.0.0.1/", "osc.udp://:9000",
                         "osc.udp://127.0.0.1:x/", "osc.udp://[::1/", "٩٠٠١", "/etc/passwd"] {
             #expect(OSCPeer(returnAddress: refused, sender: sender) == nil, "\(refused)")
