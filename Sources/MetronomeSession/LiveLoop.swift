@@ -233,6 +233,7 @@ final class LiveLoop {
         guard let songs else {
             return .failure(MapLoadFailure(message: "a map loads into a run that plays one: start with --tempo-map FILE, --setlist FILE or the trainer"))
         }
+        guard songs.hasRoom else { return .failure(MapLoadFailure(message: "\(SongSwitcher.mostSongs) maps are loaded already")) }
         var status = stat()
         guard stat(file, &status) == 0 else { return .failure(MapLoadFailure(message: "cannot read '\(file)': \(Errno(rawValue: errno))")) }
         guard status.st_mode & S_IFMT == S_IFREG else { return .failure(MapLoadFailure(message: "'\(file)' is not a regular file")) }
@@ -250,10 +251,7 @@ final class LiveLoop {
             return .failure(MapLoadFailure(message: "cannot read '\(file)': \(error)"))
         }
         let name = FilePath(file).lastComponent?.string ?? file
-        guard let command = songs.load(SongList.Song(name: name, source: .map(map, first: 0, loops: false))) else {
-            return .failure(MapLoadFailure(message: "\(SongSwitcher.mostSongs) maps are loaded already"))
-        }
-        return .success(command)
+        return .success(songs.load(SongList.Song(name: name, source: .map(map, first: 0, loops: false))))
     }
 
     struct MapLoadFailure: Error { let message: String }

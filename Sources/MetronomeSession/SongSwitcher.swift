@@ -48,12 +48,14 @@ final class SongSwitcher {
     /// The most songs a list holds: maps loaded over OSC past it are refused.
     static let mostSongs = 256
 
-    /// A map loaded over OSC (`/klick/map/load_file`): the list's last song, played from the next bar line.
-    /// nil when the list is full.
-    func load(_ song: SongList.Song) -> PracticeCommand?? {
-        guard list.songs.count < Self.mostSongs else { return nil }
+    /// Whether another song may be loaded.
+    var hasRoom: Bool { list.songs.count < Self.mostSongs }
+
+    /// A map loaded over OSC (`/klick/map/load_file`), while `hasRoom`: the list's last song,
+    /// played from the next bar line; the command to send, if a switch starts now.
+    func load(_ song: SongList.Song) -> PracticeCommand? {
         list.songs.append(song)
-        return .some(choose(list.songs.count - 1))
+        return choose(list.songs.count - 1)
     }
 
     /// The track started the song of `start`: that song's index, and a command for a song wanted since.
