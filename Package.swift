@@ -9,6 +9,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -62,6 +63,8 @@ let package = Package(
         .target(name: "MetronomeRender", dependencies: ["MetronomeSupport", "MetronomeTiming", "MetronomeAudio", "CSndFile", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "MetronomePendulum", dependencies: ["MetronomeSupport", "MetronomeTiming"]),
         .target(name: "MetronomeTerminal", dependencies: ["MetronomeSupport"]),
+        .target(name: "MetronomeConfig", dependencies: ["MetronomeSupport", "MetronomeTiming", .product(name: "TOMLKit", package: "TOMLKit"),
+                                                   .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "MetronomeOSC", dependencies: ["MetronomeSupport", "MetronomeTiming", "CLiblo", .product(name: "SystemPackage", package: "swift-system")]),
         .target(
             name: "MetronomeListening",
@@ -78,7 +81,7 @@ let package = Package(
             name: "MetronomeCommandLine",
             dependencies: [
                 "MetronomeSupport", "MetronomeTiming", "MetronomeAudio", "MetronomeRender", "MetronomePendulum",
-                "MetronomeTerminal", "MetronomeOSC", "MetronomeSession",
+                "MetronomeTerminal", "MetronomeOSC", "MetronomeConfig", "MetronomeSession",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -118,7 +121,7 @@ let package = Package(
             name: "MetronomeUnitTests",
             dependencies: ["MetronomeTestSupport", "MetronomeSupport", "MetronomeTiming", "MetronomeLink", "MetronomeAudio",
                            "MetronomeRender", "MetronomePendulum", "MetronomeTerminal", "MetronomeOSC", "MetronomeListening",
-                           "MetronomeSession", "MetronomeCommandLine", "CAllocationCounter", "CSndFile",
+                           "MetronomeConfig", "MetronomeSession", "MetronomeCommandLine", "CAllocationCounter", "CSndFile",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             exclude: ["Snapshots", "PCMDumps"]
         ),

@@ -3,6 +3,7 @@ import MetronomeTiming
 import MetronomeAudio
 import MetronomeRender
 import MetronomeOSC
+import MetronomeConfig
 import MetronomeSession
 
 /// Every way the command can fail, as the user sees it: one line and a
@@ -65,6 +66,12 @@ package struct CommandFailure: Error, Equatable, Sendable {
             exit = switch error.kind {
             case .badAddress: .usage
             case .unavailable: .unavailable
+            }
+        case let error as ConfigError:
+            exit = switch error.kind {
+            case .unreadable: .noInput
+            case .malformed: .config
+            case .unknownPreset: .usage
             }
         case let error as RenderError:
             exit = switch error.kind {

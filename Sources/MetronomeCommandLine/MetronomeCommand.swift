@@ -33,11 +33,16 @@ public struct MetronomeCommand: ParsableCommand {
               metronome --setlist tonight.txt --song Waltz   (n / p: next / previous song)
               metronome --bpm 137 --output click.wav --duration 1h
               metronome --bpm 120 --output click.flac --bars 64 --rate 44100
+              metronome --preset ballad   ([preset.ballad] in ~/.config/metronome/config.toml)
+
+            Defaults for any option, under its long name, and presets come from \
+            $XDG_CONFIG_HOME/metronome/config.toml (TOML: volume = 0.6, device = "pipewire", loop = true); \
+            the command line overrides a preset, a preset the defaults.
 
             Exit status: 0 done, 64 bad option, 65 malformed tempo map or setlist (a MIDI file: at its byte offset), \
             66 unreadable sound file or tempo map, 69 audio device unavailable, \
             73 output cannot be created, 74 audio device or file failed midway, \
-            128+N stopped by signal N.
+            78 bad config file (at its line and column), 128+N stopped by signal N.
             """,
         version: MetronomeVersion.current
     )
@@ -74,6 +79,9 @@ public struct MetronomeCommand: ParsableCommand {
 
     @OptionGroup(title: "Remote control")
     var osc: OSCOptions
+
+    @OptionGroup(title: "Config file")
+    var config: ConfigOptions
 
     /// `--verbose` or `--quiet`, each as often as given: one of them a run.
     @Flag var verbosity: [VerbosityFlag] = []

@@ -76,6 +76,17 @@ extension MetronomeCommand {
                                  picture: picture, trace: output.trace, force: output.force, verbosity: verbosity))
     }
 
+    /// Throws the error any option's value was refused with, whatever it goes with:
+    /// a config file's value is checked alone, at its line.
+    func checkValues() throws {
+        let values: [(any CheckedOption)?] = [tempo.bpm, tempo.meter, practice.pattern, practice.subdivide, practice.swing,
+                                              practice.subdivisionVolume, practice.polyrhythm, practice.countIn, practice.gap,
+                                              practice.randomMute, practice.seed, practice.step, practice.until,
+                                              sound.volume, sound.rate, output.bars, output.duration, device.latency,
+                                              picture.angle, picture.visualOffset, picture.fps, inspector.inputLatency]
+        for value in values { try value?.check() }
+    }
+
     /// The rhythm the options make in bars of `meter`: with a map or a setlist,
     /// its shortest bar, against which options that count beats are checked.
     func rhythm(meter: Meter) throws -> Rhythm {

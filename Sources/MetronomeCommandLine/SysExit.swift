@@ -15,4 +15,6 @@ package enum SysExit: Int32, Sendable {
     case cannotCreate = 73
     /// Reading or writing failed midway (a lost device or JACK server, a full disk). `EX_IOERR`.
     case ioError = 74
+    /// The config file is malformed, or sets an option it cannot. `EX_CONFIG`.
+    case config = 78
 }

@@ -1,0 +1,116 @@
+import Foundation
+import Glibc
+import ArgumentParser
+import MetronomeConfig
+import MetronomeSession
+
+/// The config file and preset the typed line asks for, put in front of it:
+/// what `runAsMain` parses. `--help` and `--version` read no file.
+package enum ConfigSelection {
+    /// Options that choose the file or say what to do once, never a default in it.
+    static let notSettable: Set<String> = ["config", "no-config", "preset", "print-config", "list-devices", "help", "version"]
+
+    /// Options that only a live run takes: a file's default of one is dropped when the line renders to a file.
+    static let liveSections: Set<String> = ["Device", "JACK", "Playing with others", "Listening back", "Remote control"]
+
+    /// The typed line with the config file's defaults and the preset's keys in front.
+    package static func resolve(_ typed: [String], environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }) throws -> ConfigResolution {
+        let asked = scan(typed)
+        let options = configurableOptions
+        guard !asked.builtIn else {
+            return try ConfigResolution(commandLine: typed, file: nil, preset: nil, options: options, alternatives: [], home: nil)
+        }
+        if asked.none, asked.path != nil { throw SessionError.badRequest("--config and --no-config contradict each other: give one") }
+        if asked.none, asked.preset != nil { throw SessionError.badRequest("--preset needs a config file: drop --no-config") }
+        var file: ConfigFile?
+        if let path = asked.path {
+            guard !path.isEmpty else { throw SessionError.badRequest("--config needs a file name") }
+            file = try read(path, options: options)
+        } else if !asked.none, let path = defaultPath(environment), access(path, F_OK) == 0 {
+            file = try read(path, options: options)
+        }
+        return try ConfigResolution(commandLine: typed, file: file, preset: asked.preset, options: options,
+                                    alternatives: alternatives(options), home: environment("HOME"))
+    }
+
+    /// `$XDG_CONFIG_HOME/metronome/config.toml`, or under `~/.config` without it.
+    static func defaultPath(_ environment: (String) -> String?) -> String? {
+        let base = environment("XDG_CONFIG_HOME").flatMap { $0.isEmpty ? nil : $0 } ?? environment("HOME").map { $0 + "/.config" }
+        return base.map { $0 + "/metronome/config.toml" }
+    }
+
+    /// The file read and each value checked as its option checks it typed: a bad one is `file:line:column` and 78.
+    static func read(_ path: String, options: [ConfigurableOption]) throws -> ConfigFile {
+        let file = try ConfigFile.read(path, options: options, notSettable: notSettable)
+        for entry in file.defaults + file.presets.values.joined() {
+            guard case .text(let text) = entry.value else { continue }
+            do {
+                let command = try MetronomeCommand.parseAsRoot(["--" + entry.key, text])
+                try (command as? MetronomeCommand)?.checkValues()
+            } catch {
+                let message = CommandFailure.from(error)?.message ?? "\(error)"
+                throw ConfigError(.malformed, "\(path):\(entry.line):\(entry.column): \(message)")
+            }
+        }
+        return file
+    }
+
+    /// What the typed line says of the config: `--config FILE`, `--no-config`, `--preset NAME`, or help asked for.
+    static func scan(_ typed: [String]) -> (path: String?, none: Bool, preset: String?, builtIn: Bool) {
+        var path: String?, none = false, preset: String?, builtIn = false
+        var index = 0
+        while index < typed.count {
+            let argument = typed[index]
+            func value(_ name: String) -> String? {
+                if argument.hasPrefix(name + "=") { return String(argument.dropFirst(name.count + 1)) }
+                guard argument == name, index + 1 < typed.count else { return nil }
+                index += 1
+                return typed[index]
+            }
+            if let given = value("--config") { path = given }
+            else if let given = value("--preset") { preset = given }
+            else if argument == "--no-config" { none = true }
+            else if ["-h", "--help", "--version", "--experimental-dump-help", "--generate-completion-script"].contains(argument) || argument.hasPrefix("--generate-completion-script=") { builtIn = true }
+            index += 1
+        }
+        return (path, none, preset, builtIn)
+    }
+
+    /// Families of options that exclude each other, whatever the file sets: what plays
+    /// (a tempo, a map, a setlist), a file or the live run's devices, ALSA or JACK, and the either-or switches.
+    static func alternatives(_ options: [ConfigurableOption]) -> [[Set<String>]] {
+        let live = Set(options.filter { $0.section.map(liveSections.contains) == true }.map(\.name))
+        let jack = Set(options.filter { $0.section == "JACK" }.map(\.name))
+        return [
+            [["bpm", "meter", "pattern", "step", "until"], ["tempo-map", "start-at", "loop"], ["setlist", "song"]],
+            [["output", "format"], live],
+            [["device", "latency"], jack],
+            [["verbose"], ["quiet"]],
+            [["inspect"], ["calibrate"]],
+            [["connect"], ["no-connect"]],
+        ]
+    }
+
+    /// Every option a config file may set, as the command's own help lists them.
+    static let configurableOptions: [ConfigurableOption] = {
+        let dump: String
+        do {
+            _ = try MetronomeCommand.parseAsRoot(["--experimental-dump-help"])
+            return []
+        } catch {
+            dump = MetronomeCommand.fullMessage(for: error)
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(dump.utf8)) as? [String: Any],
+              let command = object["command"] as? [String: Any],
+              let arguments = command["arguments"] as? [[String: Any]] else { return [] }
+        return arguments.compactMap { argument in
+            let names = argument["names"] as? [[String: Any]] ?? []
+            guard let name = names.first(where: { $0["kind"] as? String == "long" })?["name"] as? String,
+                  !notSettable.contains(name) else { return nil }
+            let completion = argument["completionKind"] as? [String: Any]
+            return ConfigurableOption(name: name, isFlag: argument["kind"] as? String == "flag",
+                                      namesFile: completion?["file"] != nil || argument["valueName"] as? String == "file",
+                                      section: argument["sectionTitle"] as? String)
+        }
+    }()
+}
