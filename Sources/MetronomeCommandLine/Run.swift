@@ -1,3 +1,4 @@
+import Glibc
 import MetronomeTiming
 import MetronomeAudio
 import MetronomeRender
@@ -16,7 +17,7 @@ extension MetronomeCommand {
     /// file comes first, so that a bad option is refused before a file is
     /// read, `--list-devices` too; then the tempo map or the setlist is read,
     /// once, and the rhythm made against its bars.
-    package func makeRun() throws -> Run {
+    package func makeRun(environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }) throws -> Run {
         // Each value as its own type read it, in the order of the groups: a bad one is its line
         // before any combination of options is looked at.
         let values: [(any CheckedOption)?] = [tempo.bpm, tempo.meter, practice.subdivisionVolume, practice.countIn, practice.until,
@@ -48,7 +49,7 @@ extension MetronomeCommand {
             .file(path: file.path, format: file.format)
         } else {
             .live(Settings.Live(output: try jack.map(Settings.Output.jack) ?? .alsa(device: device.device, latency: try device.latency?.value()),
-                                link: link, inspector: inspector, osc: osc))
+                                link: link, inspector: inspector, osc: osc, practiceLog: practiceLog(environment)))
         }
         let outputs = Settings.outputs(of: destination, trace: output.trace)
         try checkOutputs(outputs, listening: inspector != nil)
@@ -74,6 +75,12 @@ extension MetronomeCommand {
                                  beatSound: sound.beatSound, bellSound: sound.bellSound, subdivisionSound: sound.subdivisionSound,
                                  polyrhythmSound: sound.polyrhythmSound, rhythm: rhythm, program: program, destination: destination,
                                  picture: picture, trace: output.trace, force: output.force, verbosity: verbosity))
+    }
+
+    /// Where a live run logs itself: nil with `--no-log`, or with neither `$XDG_STATE_HOME` nor `$HOME`.
+    func practiceLog(_ environment: (String) -> String?) -> PracticeLogTarget? {
+        guard !config.noLog, let path = PracticeLogTarget.defaultPath(environment) else { return nil }
+        return PracticeLogTarget(path: path, preset: config.preset, setlist: setlist.setlist)
     }
 
     /// Throws the error any option's value was refused with, whatever it goes with:

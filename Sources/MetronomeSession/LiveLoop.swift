@@ -38,6 +38,8 @@ final class LiveLoop {
     private let osc: OSCServer?
     /// What klick's queries report; a map loaded over OSC changes it.
     private var klickReport: KlickReport?
+    /// What the run played, for the practice log: read once `run()` returns.
+    private(set) var tally = PracticeTally()
 
     init(settings: Settings, playback: any ClickPlayer, screen: any LiveScreen, input: any LiveInput,
          clock: any Timekeeper = MonotonicClock(), trace: Trace?, clickLog: ClickLog, passageLog: LockFreeQueue<Passage>,
@@ -78,6 +80,7 @@ final class LiveLoop {
         }
         while !playback.isFinished {
             let now = clock.now()
+            tally.wake(at: now, playing: view.plays)
             // A frame when one is due; a key or a signal in between wakes the loop without moving the frames.
             if now >= view.nextWake { frame(at: now, &view) }
             // MIDI in and OSC are taken each wake: at least every 10 ms while a port may bring them.
@@ -115,6 +118,7 @@ final class LiveLoop {
             }
         }
         playback.join()
+        tally.wake(at: clock.now(), playing: false)
         collectSongs(into: &view)
         collectClicks(into: &view)
         if let song = songTrace.finish() { traceSong(song) }
@@ -285,6 +289,7 @@ final class LiveLoop {
     private func traceSong(_ song: (song: Int, frame: Int64)) {
         guard let songs else { return }
         trace?.song(song.song, in: songs.list, frame: song.frame)
+        if songs.list.songs.indices.contains(song.song) { tally.started(song: songs.list.songs[song.song].name) }
     }
 
     private static func view(settings: Settings, playback: any ClickPlayer, controller: PracticeController, tracing: Bool,
@@ -314,6 +319,7 @@ final class LiveLoop {
         if let trace { for click in started { trace.click(click) } }
         inspection?.receive(clicks: started)
         view.receive(clicks: started)
+        for click in started where click.index == 0 && click.sound.isBeat { tally.beat(at: view.tempo(ofClick: click.click), in: view.meter(ofClick: click.click)) }
         if let osc, !osc.subscribers.isEmpty { feed(started, view: view, to: osc) }
     }
 

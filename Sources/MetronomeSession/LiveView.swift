@@ -261,6 +261,11 @@ struct LiveView {
     /// The tempo click `click` plays at, of the passages received so far.
     func tempo(ofClick click: Int64) -> Tempo { motion.history.passage(forClick: click).tempo }
 
+    func meter(ofClick click: Int64) -> Meter { motion.history.passage(forClick: click).meter }
+
+    /// Whether the clicks play: not paused, or with Link's start and stop shared, the session's transport playing.
+    var plays: Bool { sharesStartStop ? linkTransportPlays : !controller.paused }
+
     /// What `/metronome/query` reports at `now`: the status line's values.
     mutating func status(at now: MonotonicInstant, sample: Sample, underruns: Int) -> MetronomeStatus {
         let heard = heardClock.heardFrame(at: now, sample: sample)

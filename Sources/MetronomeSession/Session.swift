@@ -148,13 +148,23 @@ package enum Session {
         // Taken once the run may: a background job stops here until `fg`.
         let terminal = LiveTerminal(signals: signals, picture: settings.pendulum && settings.verbosity != .quiet)
         terminal.wakesOn = osc?.descriptor ?? -1
-        let outcome = LiveLoop(settings: settings, playback: playback, screen: terminal, input: terminal, trace: trace,
-                               clickLog: clickLog, passageLog: passageLog, controller: controller, songs: songs,
-                               inspection: inspection, midiMap: live.output.jackSettings.flatMap { $0.midiIn ? $0.midiMap : nil },
-                               midiClockLeads: live.output.jackSettings?.followMIDIClock ?? false,
-                               midiLearn: live.output.jackSettings?.midiLearn ?? false, osc: osc,
-                               klickReport: osc == nil ? nil : KlickReport(settings: settings, live: live)).run()
+        let loop = LiveLoop(settings: settings, playback: playback, screen: terminal, input: terminal, trace: trace,
+                            clickLog: clickLog, passageLog: passageLog, controller: controller, songs: songs,
+                            inspection: inspection, midiMap: live.output.jackSettings.flatMap { $0.midiIn ? $0.midiMap : nil },
+                            midiClockLeads: live.output.jackSettings?.followMIDIClock ?? false,
+                            midiLearn: live.output.jackSettings?.midiLearn ?? false, osc: osc,
+                            klickReport: osc == nil ? nil : KlickReport(settings: settings, live: live))
+        let started = WallClockStamp.now()
+        let outcome = loop.run()
         feeding?.stop()
+        if let target = live.practiceLog, inspection?.settings.mode != .calibrate {
+            let trainerStart: Tempo? = if case .trainer(let start, _, _, _, _)? = settings.plan { start } else { nil }
+            let record = PracticeRecord(start: started, end: .now(), tally: loop.tally, target: target, meter: settings.meter,
+                                        trainerStart: trainerStart, take: inspection?.settings.mode == .inspect ? inspection?.statistics : nil)
+            if let failure = PracticeLog.append(record.line, to: target.path) {
+                StandardError.report("practice log '\(target.path)' not written: \(failure)")
+            }
+        }
         if let inspection, outcome == .finished || outcome == .stoppedBy(signal: SIGINT) {
             try conclude(inspection, report: report, settings: settings, output: output)
         }

@@ -60,13 +60,16 @@ package struct Settings: Sendable, Equatable {
         package let inspector: InspectorSettings?
         /// `--osc PORT`: remote control over OSC, if asked.
         package let osc: OSCSettings?
+        /// The practice log the run appends its line to; nil with `--no-log`.
+        package let practiceLog: PracticeLogTarget?
 
         package init(output: Output = .alsa(device: nil, latency: nil), link: LinkSettings? = nil, inspector: InspectorSettings? = nil,
-                     osc: OSCSettings? = nil) {
+                     osc: OSCSettings? = nil, practiceLog: PracticeLogTarget? = nil) {
             self.output = output
             self.link = link
             self.inspector = inspector
             self.osc = osc
+            self.practiceLog = practiceLog
         }
 
         /// The ALSA device asked for; nil for `default` or a JACK client.
