@@ -155,8 +155,10 @@ struct PracticeRecord {
 enum PracticeLog {
     /// Appends `line` to `path`, making its folders; says why not when it could not.
     static func append(_ line: String, to path: String) -> String? {
-        let directory = FilePath(path).removingLastComponent()
-        if let failure = makeDirectories(directory.string) { return failure }
+        // Mode 0700, as the XDG base directories ask.
+        if let failure = FilePath.makeDirectories(FilePath.directory(of: path), mode: 0o700) {
+            return "cannot make \(failure.directory): \(failure.error.description)"
+        }
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return Errno(rawValue: errno).description }
         defer { close(descriptor) }
@@ -173,16 +175,6 @@ enum PracticeLog {
         // A part written anyway is taken back: the file ends where it did.
         if written > 0 { ftruncate(descriptor, lseek(descriptor, 0, SEEK_CUR) - off_t(written)) }
         return reason
-    }
-
-    /// `mkdir -p`, mode 0700 as the XDG base directories ask; says why not when it could not.
-    static func makeDirectories(_ path: String) -> String? {
-        var built = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            built += "/" + component
-            if mkdir(built, 0o700) != 0, errno != EEXIST { return "cannot make \(built): \(Errno(rawValue: errno).description)" }
-        }
-        return nil
     }
 }
 

@@ -34,14 +34,9 @@ package struct RoundTripStore: Sendable {
         var lines = entries().filter { !($0.playback == playback && $0.input == input) }.map { "\($0.playback)\t\($0.input)\t\($0.milliseconds)" }
         lines.append("\(playback)\t\(input)\t\(milliseconds)")
         let text = Array((lines.joined(separator: "\n") + "\n").utf8)
-        func fail(_ what: String) -> SessionError {
-            SessionError(.cannotCreate, "cannot save the round trip in '\(what)': \(Errno(rawValue: errno).description)")
-        }
         // The directories up to the file (those that exist are fine).
-        var directory = ""
-        for part in path.split(separator: "/").dropLast() {
-            directory += "/" + part
-            if mkdir(directory, 0o755) != 0, errno != EEXIST { throw fail(directory) }
+        if let failure = FilePath.makeDirectories(FilePath.directory(of: path), mode: 0o755) {
+            throw SessionError(.cannotCreate, "cannot save the round trip in '\(failure.directory)': \(failure.error.description)")
         }
         do {
             let file = try TemporaryFile(beside: path)

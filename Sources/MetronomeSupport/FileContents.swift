@@ -81,6 +81,17 @@ package enum FileContents {
 }
 
 extension FilePath {
+    /// `mkdir -p`: makes the folder `path` and those above it that are missing;
+    /// nil when all are there, else the first that could not be made and why.
+    package static func makeDirectories(_ path: String, mode: mode_t) -> (directory: String, error: Errno)? {
+        var built = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            built += "/" + component
+            if mkdir(built, mode) != 0, errno != EEXIST { return (built, Errno(rawValue: errno)) }
+        }
+        return nil
+    }
+
     /// The directory `path` is in, as `dirname` says it: `.` for a bare name, `/` at the root.
     package static func directory(of path: String) -> String {
         let parent = FilePath(path).removingLastComponent()
