@@ -9,7 +9,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -50,6 +49,8 @@ let package = Package(
             cxxSettings: [.define("LINK_PLATFORM_LINUX", to: "1")],
             linkerSettings: [.linkedLibrary("pthread"), .linkedLibrary("atomic")]
         ),
+        // toml++ (Debian's libtomlplusplus-dev, header-only) behind a C API: the config file's parser.
+        .target(name: "CToml"),
         // One target per layer, each importing only the ones below it (ARCHITECTURE.md,
         // checked by scripts/check-layers); a C library only where it is called.
         .target(name: "MetronomeSupport", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
@@ -63,7 +64,7 @@ let package = Package(
         .target(name: "MetronomeRender", dependencies: ["MetronomeSupport", "MetronomeTiming", "MetronomeAudio", "CSndFile", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "MetronomePendulum", dependencies: ["MetronomeSupport", "MetronomeTiming"]),
         .target(name: "MetronomeTerminal", dependencies: ["MetronomeSupport"]),
-        .target(name: "MetronomeConfig", dependencies: ["MetronomeSupport", "MetronomeTiming", .product(name: "TOMLKit", package: "TOMLKit"),
+        .target(name: "MetronomeConfig", dependencies: ["MetronomeSupport", "MetronomeTiming", "CToml",
                                                    .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "MetronomeOSC", dependencies: ["MetronomeSupport", "MetronomeTiming", "CLiblo", .product(name: "SystemPackage", package: "swift-system")]),
         .target(

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import ArgumentParser
 import MetronomeConfig
@@ -100,17 +100,26 @@ package enum ConfigSelection {
         } catch {
             dump = MetronomeCommand.fullMessage(for: error)
         }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(dump.utf8)) as? [String: Any],
-              let command = object["command"] as? [String: Any],
-              let arguments = command["arguments"] as? [[String: Any]] else { return [] }
+        // The fields of swift-argument-parser's ToolInfo that say what an option is.
+        struct Dump: Decodable {
+            struct Command: Decodable { let arguments: [Argument]? }
+            struct Argument: Decodable {
+                struct Name: Decodable { let kind: String; let name: String }
+                let kind: String
+                let names: [Name]?
+                let valueName: String?
+                let sectionTitle: String?
+                let completionKind: [String: EmptyObject]?
+            }
+            struct EmptyObject: Decodable {}
+            let command: Command
+        }
+        guard let arguments = (try? JSONDecoder().decode(Dump.self, from: Data(dump.utf8)))?.command.arguments else { return [] }
         return arguments.compactMap { argument in
-            let names = argument["names"] as? [[String: Any]] ?? []
-            guard let name = names.first(where: { $0["kind"] as? String == "long" })?["name"] as? String,
-                  !notSettable.contains(name) else { return nil }
-            let completion = argument["completionKind"] as? [String: Any]
-            return ConfigurableOption(name: name, isFlag: argument["kind"] as? String == "flag",
-                                      namesFile: completion?["file"] != nil || argument["valueName"] as? String == "file",
-                                      section: argument["sectionTitle"] as? String)
+            guard let name = argument.names?.first(where: { $0.kind == "long" })?.name, !notSettable.contains(name) else { return nil }
+            return ConfigurableOption(name: name, isFlag: argument.kind == "flag",
+                                      namesFile: argument.completionKind?["file"] != nil || argument.valueName == "file",
+                                      section: argument.sectionTitle)
         }
     }()
 }

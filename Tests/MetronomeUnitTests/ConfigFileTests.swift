@@ -127,7 +127,7 @@ import MetronomeTestSupport
         let file = try ConfigFile(parsing: text, path: "c.toml", options: ConfigSelection.configurableOptions)
         #expect(file.defaults.map(\.value) == [.text("0.60"), .text("120")])
         #expect(file.presets["slow"] == [ConfigEntry(key: "bpm", value: .text("72.50"), line: 4, column: 3)])
-        #expect(file.presets["fast"] == [ConfigEntry(key: "bpm", value: .text("160"), line: 6, column: 1)])
+        #expect(file.presets["fast"] == [ConfigEntry(key: "bpm", value: .text("160"), line: 6, column: 6)])
     }
 
     @Test func everyOptionButTheOnesThatChooseTheFileCanBeSet() {
