@@ -16,19 +16,15 @@ package enum ConfigSelection {
     /// The typed line with the config file's defaults and the preset's keys in front.
     package static func resolve(_ typed: [String], environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }) throws -> ConfigResolution {
         let asked = scan(typed)
-        let options = configurableOptions
-        guard !asked.builtIn else {
-            return try ConfigResolution(commandLine: typed, file: nil, preset: nil, options: options, alternatives: [], home: nil)
-        }
+        guard !asked.builtIn else { return ConfigResolution(unchanged: typed) }
         if asked.none, asked.path != nil { throw SessionError.badRequest("--config and --no-config contradict each other: give one") }
         if asked.none, asked.preset != nil { throw SessionError.badRequest("--preset needs a config file: drop --no-config") }
-        var file: ConfigFile?
-        if let path = asked.path {
-            guard !path.isEmpty else { throw SessionError.badRequest("--config needs a file name") }
-            file = try read(path, options: options)
-        } else if !asked.none, let path = defaultPath(environment), access(path, F_OK) == 0 {
-            file = try read(path, options: options)
-        }
+        if asked.path?.isEmpty == true { throw SessionError.badRequest("--config needs a file name") }
+        let path = asked.path ?? (asked.none ? nil : defaultPath(environment).flatMap { access($0, F_OK) == 0 ? $0 : nil })
+        // No file and nothing to list: the line as typed, without asking the parser for its options.
+        guard path != nil || asked.preset != nil || asked.printConfig else { return ConfigResolution(unchanged: typed) }
+        let options = configurableOptions
+        let file = try path.map { path throws in try read(path, options: options) }
         return try ConfigResolution(commandLine: typed, file: file, preset: asked.preset, options: options,
                                     alternatives: alternatives(options), home: environment("HOME"))
     }
@@ -55,9 +51,9 @@ package enum ConfigSelection {
         return file
     }
 
-    /// What the typed line says of the config: `--config FILE`, `--no-config`, `--preset NAME`, or help asked for.
-    static func scan(_ typed: [String]) -> (path: String?, none: Bool, preset: String?, builtIn: Bool) {
-        var path: String?, none = false, preset: String?, builtIn = false
+    /// What the typed line says of the config: `--config FILE`, `--no-config`, `--preset NAME`, `--print-config`, or help asked for.
+    static func scan(_ typed: [String]) -> (path: String?, none: Bool, preset: String?, printConfig: Bool, builtIn: Bool) {
+        var path: String?, none = false, preset: String?, printConfig = false, builtIn = false
         var index = 0
         while index < typed.count {
             let argument = typed[index]
@@ -70,10 +66,11 @@ package enum ConfigSelection {
             if let given = value("--config") { path = given }
             else if let given = value("--preset") { preset = given }
             else if argument == "--no-config" { none = true }
+            else if argument == "--print-config" { printConfig = true }
             else if ["-h", "--help", "--version", "--experimental-dump-help", "--generate-completion-script"].contains(argument) || argument.hasPrefix("--generate-completion-script=") { builtIn = true }
             index += 1
         }
-        return (path, none, preset, builtIn)
+        return (path, none, preset, printConfig, builtIn)
     }
 
     /// Families of options that exclude each other, whatever the file sets: what plays

@@ -29,6 +29,13 @@ package struct ConfigResolution: Sendable, Equatable {
     /// The file's and preset's settings that a higher one dropped.
     package let dropped: [Setting]
 
+    /// The typed line alone: no file, nothing to list.
+    package init(unchanged commandLine: [String]) {
+        arguments = commandLine
+        settings = []
+        dropped = []
+    }
+
     /// - Parameters:
     ///   - commandLine: the arguments as typed, without the program's name.
     ///   - file: the config file read, or nil for none.
