@@ -26,7 +26,7 @@ package enum ConfigSelection {
         let options = configurableOptions
         let file = try path.map { path throws in try read(path, options: options) }
         return try ConfigResolution(commandLine: typed, file: file, preset: asked.preset, options: options,
-                                    alternatives: alternatives(options), home: environment("HOME"))
+                                    alternatives: alternatives(options), prerequisites: prerequisites, home: environment("HOME"))
     }
 
     /// `$XDG_CONFIG_HOME/metronome/config.toml`, or under `~/.config` without it.
@@ -38,17 +38,26 @@ package enum ConfigSelection {
     /// The file read and each value checked as its option checks it typed: a bad one is `file:line:column` and 78.
     static func read(_ path: String, options: [ConfigurableOption]) throws -> ConfigFile {
         let file = try ConfigFile.read(path, options: options, notSettable: notSettable)
-        for entry in file.defaults + file.presets.values.joined() {
-            guard case .text(let text) = entry.value else { continue }
-            do {
-                let command = try MetronomeCommand.parseAsRoot(["--" + entry.key, text])
-                try (command as? MetronomeCommand)?.checkValues()
-            } catch {
-                let message = CommandFailure.from(error)?.message ?? "\(error)"
-                throw ConfigError(.malformed, "\(path):\(entry.line):\(entry.column): \(message)")
+        // The values of a table parsed together, as one line (a parse is most of the cost);
+        // only when that fails, each alone, to name the one refused.
+        for entries in [file.defaults] + file.presets.keys.sorted().compactMap({ file.presets[$0] }) {
+            let values = entries.compactMap { entry -> (ConfigEntry, String)? in
+                if case .text(let text) = entry.value { (entry, text) } else { nil }
+            }
+            guard (try? checkValues(values.flatMap { ["--" + $0.0.key, $0.1] })) == nil else { continue }
+            for (entry, text) in values {
+                do { try checkValues(["--" + entry.key, text]) } catch {
+                    let message = CommandFailure.from(error)?.message ?? "\(error)"
+                    throw ConfigError(.malformed, "\(path):\(entry.line):\(entry.column): \(message)")
+                }
             }
         }
         return file
+    }
+
+    /// Parses `arguments` and reads each value as its option's type does.
+    private static func checkValues(_ arguments: [String]) throws {
+        try (MetronomeCommand.parseAsRoot(arguments) as? MetronomeCommand)?.checkValues()
     }
 
     /// What the typed line says of the config: `--config FILE`, `--no-config`, `--preset NAME`, `--print-config`, or help asked for.
@@ -87,6 +96,23 @@ package enum ConfigSelection {
             [["connect"], ["no-connect"]],
         ]
     }
+
+    /// The options a file's default is used with only: without any of them, the run leaves it out.
+    static let prerequisites: [String: Set<String>] = {
+        var needs: [String: Set<String>] = [
+            "subdivision-volume": ["subdivide", "swing"], "subdivision-sound": ["subdivide", "swing"],
+            "polyrhythm-sound": ["polyrhythm"], "seed": ["random-mute"], "step": ["until"], "until": ["step"],
+            "start-at": ["tempo-map"], "loop": ["tempo-map"], "song": ["setlist"], "format": ["output"],
+            "input-device": ["inspect", "calibrate"], "input-latency": ["inspect"], "report": ["inspect"],
+            "link-start-stop": ["link"], "osc-host": ["osc"], "osc-tcp": ["osc"], "osc-allow-files": ["osc"],
+            "midi-connect": ["midi-notes", "midi-clock"], "midi-map": ["midi-in"], "midi-learn": ["midi-in"],
+        ]
+        for option in ["jack-name", "jack-ports", "connect", "no-connect", "transport", "midi-notes", "midi-clock", "midi-in",
+                       "follow-midi-clock"] {
+            needs[option] = ["jack"]
+        }
+        return needs
+    }()
 
     /// Every option a config file may set, as the command's own help lists them.
     static let configurableOptions: [ConfigurableOption] = {

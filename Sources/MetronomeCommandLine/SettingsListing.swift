@@ -12,7 +12,7 @@ struct SettingsListing {
         let width = rows.map(\.0.count).max() ?? 0
         lines += rows.map { $0.0.padding(to: width) + "  # " + $0.1 }
         if !resolution.dropped.isEmpty {
-            lines.append("# Overridden, by the command line or the preset:")
+            lines.append("# Not used: overridden by the command line or the preset, or without the option they go with:")
             lines += resolution.dropped.map { "# " + Self.assignment($0) + "  (" + Self.origin($0.origin) + ")" }
         }
         text = lines.joined(separator: "\n") + "\n"

@@ -42,9 +42,10 @@ package struct ConfigResolution: Sendable, Equatable {
     ///   - preset: `--preset`'s name.
     ///   - options: every option a file may set.
     ///   - alternatives: groups of families of options that exclude each other.
+    ///   - prerequisites: the options a file's key is used with only, any one of them: without, it is dropped.
     ///   - home: `$HOME`, for a path written `~/…`.
     package init(commandLine: [String], file: ConfigFile?, preset: String?, options: [ConfigurableOption],
-                 alternatives: [[Set<String>]], home: String?) throws(ConfigError) {
+                 alternatives: [[Set<String>]], prerequisites: [String: Set<String>] = [:], home: String?) throws(ConfigError) {
         var presetEntries: [ConfigEntry] = []
         if let preset {
             guard let file else { throw ConfigError(.unknownPreset, "--preset '\(preset)': there is no config file to read it from") }
@@ -58,9 +59,23 @@ package struct ConfigResolution: Sendable, Equatable {
         }
         let typed = Self.settings(of: commandLine, options: options)
         var above = Set(typed.map(\.key))
-        let keptPreset = presetEntries.filter { !Self.excluded($0.key, by: above, alternatives) }
+        var keptPreset = presetEntries.filter { !Self.excluded($0.key, by: above, alternatives) }
         above.formUnion(keptPreset.map(\.key))
-        let keptDefaults = (file?.defaults ?? []).filter { !Self.excluded($0.key, by: above, alternatives) }
+        var keptDefaults = (file?.defaults ?? []).filter { !Self.excluded($0.key, by: above, alternatives) }
+        // A file's key that goes only with options the run has none of is left out (a default
+        // `subdivision-volume` waits for a `--subdivide`), until none is left to leave out.
+        while true {
+            let present = Set(typed.map(\.key)).union(keptPreset.map(\.key)).union(keptDefaults.map(\.key))
+            func usable(_ entry: ConfigEntry) -> Bool {
+                guard case .flag(false) = entry.value else {
+                    return prerequisites[entry.key].map { !$0.isDisjoint(with: present) } ?? true
+                }
+                return true
+            }
+            let (preset, defaults) = (keptPreset.filter(usable), keptDefaults.filter(usable))
+            if preset.count == keptPreset.count, defaults.count == keptDefaults.count { break }
+            (keptPreset, keptDefaults) = (preset, defaults)
+        }
 
         let directory = FilePath(file?.path ?? "").removingLastComponent()
         func setting(_ entry: ConfigEntry, _ origin: SettingOrigin) -> Setting {

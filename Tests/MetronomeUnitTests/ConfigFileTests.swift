@@ -77,6 +77,17 @@ import MetronomeTestSupport
         #expect(destination.device == "null")
     }
 
+    @Test func aDefaultThatGoesWithAnOptionWaitsForIt() throws {
+        let config = "subdivision-volume = 0.5\nseed = 7\nosc-host = \"::\"\njack-name = \"click\"\n"
+        // Alone each would refuse the line ("--subdivision-volume ... need --subdivide N"): here they wait.
+        let plain = try settings(["--bpm", "90"], config: config)
+        #expect(plain.rhythm.subdivision.clicksPerBeat == 1)
+        let subdivided = try settings(["--bpm", "90", "--subdivide", "2"], config: config)
+        #expect(subdivided.rhythm.subdivision.clicksPerBeat == 2 && subdivided.rhythm.subdivisionLevel == 0.5)
+        let resolution = try ConfigSelection.resolve(["--config", directory.file("config.toml"), "--bpm", "90"], environment: { _ in nil })
+        #expect(Set(resolution.dropped.map(\.key)) == ["subdivision-volume", "seed", "osc-host", "jack-name"])
+    }
+
     @Test func aPresetsFileIsReadFromTheConfigFilesFolder() throws {
         _ = write("a: 2 3/4 90\n", "song.txt")
         let song = try settings(["--preset", "song", "--output", directory.file("x.wav")])
