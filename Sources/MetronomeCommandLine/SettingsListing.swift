@@ -1,4 +1,5 @@
 import MetronomeConfig
+import MetronomeSupport
 
 /// `--print-config`: the settings a run takes, as TOML a config file could
 /// hold, each with where it comes from; the file's settings that the line or
@@ -22,7 +23,7 @@ struct SettingsListing {
     static func assignment(_ setting: Setting) -> String {
         switch setting.value {
         case .flag(let on): "\(setting.key) = \(on)"
-        case .text(let text): "\(setting.key) = \(isPlainNumber(text) ? text : quoted(text))"
+        case .text(let text): "\(setting.key) = \(isPlainNumber(text) ? text : quotedString(text))"
         }
     }
 
@@ -38,24 +39,6 @@ struct SettingsListing {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         return (1...2).contains(parts.count) && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
             && !(parts[0].count > 1 && parts[0].hasPrefix("0"))
-    }
-
-    /// A TOML basic string.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
 

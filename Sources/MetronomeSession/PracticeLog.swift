@@ -130,24 +130,7 @@ struct PracticeRecord {
         decimal(Int64((milliseconds * 1_000).rounded()), places: 3)
     }
 
-    /// A JSON string.
-    static func string(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    static func string(_ text: String) -> String { quotedString(text) }
 }
 
 /// Appends one line to the practice log in one `write` with `O_APPEND`: two

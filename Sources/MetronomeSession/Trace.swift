@@ -69,16 +69,7 @@ package final class Trace {
 
     /// A setlist's song, from 1 of `count`, starting at `frame` (its first bar line, or the pause it was chosen in).
     package func song(_ number: Int, of count: Int, name: String, frame: Int64) {
-        var escaped = ""
-        for scalar in name.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case _ where scalar.value < 0x20: escaped += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        line("{\"type\":\"song\",\"song\":\(number),\"of\":\(count),\"name\":\"\(escaped)\",\"frame\":\(frame)}")
+        line("{\"type\":\"song\",\"song\":\(number),\"of\":\(count),\"name\":\(quotedString(name)),\"frame\":\(frame)}")
     }
 
     /// `--inspect`: a note the player played at output frame `frame`, aimed at click `beat`, `offsetMs` off it (negative early).
