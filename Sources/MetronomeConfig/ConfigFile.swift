@@ -15,6 +15,9 @@ package struct ConfigEntry: Sendable, Equatable {
     package let value: Value
     package let line: Int
     package let column: Int
+
+    /// Whether it asks for anything: a value, or a switch set true.
+    package var isOn: Bool { value != .flag(false) }
 }
 
 /// `config.toml`: a default for any option, under its long name and in its

@@ -9,7 +9,7 @@ package enum SettingOrigin: Sendable, Equatable {
     case file(path: String, line: Int)
 }
 
-/// One setting a run uses: an option's name, its value (nil for a switch), and where it comes from.
+/// One setting a run uses: an option's name, its value, and where it comes from.
 package struct Setting: Sendable, Equatable {
     package let key: String
     package let value: ConfigEntry.Value
@@ -58,19 +58,19 @@ package struct ConfigResolution: Sendable, Equatable {
             presetEntries = entries
         }
         let typed = Self.settings(of: commandLine, options: options)
-        var above = Set(typed.map(\.key))
-        var keptPreset = presetEntries.filter { !Self.excluded($0.key, by: above, alternatives) }
-        above.formUnion(keptPreset.map(\.key))
-        var keptDefaults = (file?.defaults ?? []).filter { !Self.excluded($0.key, by: above, alternatives) }
+        // Keys named above drop the same keys below; only those that are on (not a switch
+        // set false) drop the other families of their groups.
+        var named = Set(typed.map(\.key)), on = named
+        var keptPreset = presetEntries.filter { !Self.excluded($0.key, named: named, on: on, alternatives) }
+        named.formUnion(keptPreset.map(\.key))
+        on.formUnion(keptPreset.filter(\.isOn).map(\.key))
+        var keptDefaults = (file?.defaults ?? []).filter { !Self.excluded($0.key, named: named, on: on, alternatives) }
         // A file's key that goes only with options the run has none of is left out (a default
         // `subdivision-volume` waits for a `--subdivide`), until none is left to leave out.
         while true {
-            let present = Set(typed.map(\.key)).union(keptPreset.map(\.key)).union(keptDefaults.map(\.key))
+            let present = Set(typed.map(\.key)).union((keptPreset + keptDefaults).filter(\.isOn).map(\.key))
             func usable(_ entry: ConfigEntry) -> Bool {
-                guard case .flag(false) = entry.value else {
-                    return prerequisites[entry.key].map { !$0.isDisjoint(with: present) } ?? true
-                }
-                return true
+                !entry.isOn || prerequisites[entry.key].map { !$0.isDisjoint(with: present) } ?? true
             }
             let (preset, defaults) = (keptPreset.filter(usable), keptDefaults.filter(usable))
             if preset.count == keptPreset.count, defaults.count == keptDefaults.count { break }
@@ -104,12 +104,12 @@ package struct ConfigResolution: Sendable, Equatable {
         } ?? []
     }
 
-    /// Whether a key below is dropped by the keys `above`: the same key, or one of another family of a group.
-    static func excluded(_ key: String, by above: Set<String>, _ alternatives: [[Set<String>]]) -> Bool {
-        if above.contains(key) { return true }
+    /// Whether a key below is dropped by those above: the same key `named`, or a key `on` of another family of a group.
+    static func excluded(_ key: String, named: Set<String>, on: Set<String>, _ alternatives: [[Set<String>]]) -> Bool {
+        if named.contains(key) { return true }
         for group in alternatives {
             guard let own = group.firstIndex(where: { $0.contains(key) }) else { continue }
-            for (index, family) in group.enumerated() where index != own && !family.isDisjoint(with: above) { return true }
+            for (index, family) in group.enumerated() where index != own && !family.isDisjoint(with: on) { return true }
         }
         return false
     }

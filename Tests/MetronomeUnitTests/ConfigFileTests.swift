@@ -88,6 +88,14 @@ import MetronomeTestSupport
         #expect(Set(resolution.dropped.map(\.key)) == ["subdivision-volume", "seed", "osc-host", "jack-name"])
     }
 
+    @Test func aSwitchSetFalseDropsOnlyItsOwnKey() throws {
+        let config = "bpm = 100\njack = false\njack-name = \"click\"\nloop = true\n[preset.plain]\nloop = false\n"
+        // `loop = false` is no tempo map: the file's bpm stays; `jack = false` is no JACK: jack-name waits.
+        let plain = try settings(["--preset", "plain"], config: config)
+        #expect(plain.tempo == Tempo(bpm: 100)!)
+        guard case .live(let live) = plain.destination, case .alsa = live.output else { Issue.record("\(plain.destination)"); return }
+    }
+
     @Test func aPresetsFileIsReadFromTheConfigFilesFolder() throws {
         _ = write("a: 2 3/4 90\n", "song.txt")
         let song = try settings(["--preset", "song", "--output", directory.file("x.wav")])
