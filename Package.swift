@@ -66,6 +66,7 @@ let package = Package(
         .target(name: "MetronomeTerminal", dependencies: ["MetronomeSupport"]),
         .target(name: "MetronomeConfig", dependencies: ["MetronomeSupport", "MetronomeTiming", "CToml",
                                                    .product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "MetronomeStats", dependencies: ["MetronomeSupport", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "MetronomeOSC", dependencies: ["MetronomeSupport", "MetronomeTiming", "CLiblo", .product(name: "SystemPackage", package: "swift-system")]),
         .target(
             name: "MetronomeListening",
@@ -82,7 +83,7 @@ let package = Package(
             name: "MetronomeCommandLine",
             dependencies: [
                 "MetronomeSupport", "MetronomeTiming", "MetronomeAudio", "MetronomeRender", "MetronomePendulum",
-                "MetronomeTerminal", "MetronomeOSC", "MetronomeConfig", "MetronomeSession",
+                "MetronomeTerminal", "MetronomeOSC", "MetronomeConfig", "MetronomeStats", "MetronomeSession",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -122,7 +123,7 @@ let package = Package(
             name: "MetronomeUnitTests",
             dependencies: ["MetronomeTestSupport", "MetronomeSupport", "MetronomeTiming", "MetronomeLink", "MetronomeAudio",
                            "MetronomeRender", "MetronomePendulum", "MetronomeTerminal", "MetronomeOSC", "MetronomeListening",
-                           "MetronomeConfig", "MetronomeSession", "MetronomeCommandLine", "CAllocationCounter", "CSndFile",
+                           "MetronomeConfig", "MetronomeStats", "MetronomeSession", "MetronomeCommandLine", "CAllocationCounter", "CSndFile",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             exclude: ["Snapshots", "PCMDumps"]
         ),

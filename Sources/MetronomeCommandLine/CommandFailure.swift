@@ -19,12 +19,12 @@ package struct CommandFailure: Error, Equatable, Sendable {
     }
 
     /// The failure `error` stands for; nil for help and `--version`, which are no failures.
-    package static func from(_ error: any Error) -> CommandFailure? {
+    package static func from(_ error: any Error, command: any ParsableCommand.Type = MetronomeCommand.self) -> CommandFailure? {
         if let own = ofLayers(error) { return own }
-        let exit = MetronomeCommand.exitCode(for: error)
+        let exit = command.exitCode(for: error)
         if exit == .success { return nil }
         // The whole message, not its first line: a value holding a newline is shown escaped, not cut.
-        let message = MetronomeCommand.message(for: error)
+        let message = command.message(for: error)
         let line = message.isEmpty ? "invalid arguments" : message
         return CommandFailure(status: exit.rawValue == 1 ? SysExit.software.rawValue : exit.rawValue,
                               message: line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line)

@@ -34,6 +34,7 @@ public struct MetronomeCommand: ParsableCommand {
               metronome --bpm 137 --output click.wav --duration 1h
               metronome --bpm 120 --output click.flac --bars 64 --rate 44100
               metronome --preset ballad   ([preset.ballad] in ~/.config/metronome/config.toml)
+              metronome stats             (what you practised, from the practice log: metronome stats --help)
 
             Defaults for any option, under its long name, and presets come from \
             $XDG_CONFIG_HOME/metronome/config.toml (TOML: volume = 0.6, device = "pipewire", loop = true); \

@@ -75,6 +75,13 @@ package final class TerminalScreen {
         return (Int(size.ws_col), Int(size.ws_row))
     }
 
+    /// Columns of the terminal on stdout (`TIOCGWINSZ`), 80 if it will not say; its rows may be unknown.
+    package static func columns() -> Int {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
+
     /// Forgets what is on screen, so the next frame is drawn whole (after a resize).
     package func invalidate() {
         shown = TextGrid(width: 0, height: 0)
