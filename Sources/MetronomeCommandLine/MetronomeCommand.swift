@@ -33,8 +33,8 @@ public struct MetronomeCommand: ParsableCommand {
               metronome --setlist tonight.txt --song Waltz   (n / p: next / previous song)
               metronome --bpm 137 --output click.wav --duration 1h
               metronome --bpm 120 --output click.flac --bars 64 --rate 44100
-              metronome --preset ballad   ([preset.ballad] in ~/.config/metronome/config.toml)
-              metronome stats             (what you practised, from the practice log: metronome stats --help)
+              metronome --preset ballad   (a preset of ~/.config/metronome/config.toml)
+              metronome stats             (what you practised: the practice log, charted)
 
             Defaults for any option, under its long name, and presets come from \
             $XDG_CONFIG_HOME/metronome/config.toml (TOML: volume = 0.6, device = "pipewire", loop = true); \

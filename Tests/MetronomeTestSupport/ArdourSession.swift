@@ -62,10 +62,13 @@ package final class ArdourSession {
         transport = try JackTransportRecorder(on: loopback)
         let (beat, bell) = try writeImpulseSoundFiles(in: directory)
         var environment = loopback.environment
+        // Ardour's configuration is under HOME's .config (writeConfiguration), whatever XDG_CONFIG_HOME the suite runs with.
         environment["HOME"] = directory.path
+        environment["XDG_CONFIG_HOME"] = directory.path + "/.config"
         try FileManager.default.createDirectory(atPath: directory.file("made"), withIntermediateDirectories: true)
         // Made before the configuration below exists: with it, the tool crashes as it exits.
-        let made = try run(Self.newSession, [path, name], environment: environment.merging(["HOME": directory.file("made")]) { $1 })
+        let made = try run(Self.newSession, [path, name],
+                           environment: environment.merging(["HOME": directory.file("made"), "XDG_CONFIG_HOME": directory.file("made") + "/.config"]) { $1 })
         guard made.status == 0, FileManager.default.fileExists(atPath: "\(path)/\(name).ardour") else {
             throw ArdourError.notReady("ardour7-new_empty_session failed (\(made.status)): \(made.standardError)")
         }
