@@ -12,7 +12,8 @@ import MetronomeTestSupport
     func theChartsAreDrawnToTheTerminalsWidth(width: Int) throws {
         let directory = TemporaryDirectory()
         let log = directory.file("log.jsonl")
-        _ = try run("/usr/bin/python3", [Self.generator, log, "300", "7", "2026-11-27", "2"])
+        // Few runs, so that every chart fits the pane (capture-pane reads what is on screen).
+        _ = try run("/usr/bin/python3", [Self.generator, log, "12", "7", "2026-11-27", "2"])
         let pane = try TmuxPane(command: "TZ=UTC faketime -f '@2026-11-27 12:00:00' \(metronomeBinary()) stats --log \(log) --weeks 1",
                                 width: width, height: 120)
         let outcome = try pane.outcome()
