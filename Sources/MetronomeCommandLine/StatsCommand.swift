@@ -51,17 +51,18 @@ struct StatsCommand: ParsableCommand {
         guard let path = log ?? PracticeLogTarget.defaultPath(environment) else {
             throw SessionError.badRequest("no practice log: neither XDG_STATE_HOME nor HOME is set; give --log FILE")
         }
-        let file: PracticeLogFile
-        switch PracticeLogFile.read(path) {
-        case .success(let read)?: file = read
+        var summing = PracticeStats.Summing(today: .today(), weeks: weeks ?? 4, since: since, piece: song)
+        let skipped: Int
+        switch PracticeLogFile.read(path, each: { summing.add($0) }) {
+        case .success(let count)?: skipped = count
         case .failure(let error)?: throw SessionError(.unreadable, "cannot read practice log '\(path)': \(error.description)")
         case nil:
             guard log == nil else { throw SessionError(.unreadable, "cannot read practice log '\(path)': No such file or directory") }
             StandardError.report("no practice logged yet in '\(path)': every live run adds a line when it ends")
-            file = PracticeLogFile(entries: [], skipped: 0)
+            skipped = 0
         }
-        let stats = PracticeStats(file.entries, today: .today(), weeks: weeks ?? 4, since: since, piece: song)
-        let report = StatsReport(stats: stats, skipped: file.skipped)
+        let stats = summing.stats
+        let report = StatsReport(stats: stats, skipped: skipped)
         if json {
             print(report.json(), terminator: "")
         } else if isatty(STDOUT_FILENO) == 1 {

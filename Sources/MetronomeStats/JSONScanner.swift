@@ -31,6 +31,18 @@ struct JSONScanner {
         return index < bytes.count ? bytes[index] : nil
     }
 
+    /// A string's bytes when it holds no escape (nil otherwise, or if the next value is none;
+    /// then nothing is taken): a key or a date compared without making a String.
+    mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
+        skipSpaces()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        var end = index + 1
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
+        defer { index = end + 1 }
+        return UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end])
+    }
+
     /// A string, its escapes decoded; nil if the next value is none.
     mutating func string() -> String? {
         guard take(UInt8(ascii: "\"")) else { return nil }
@@ -42,43 +54,38 @@ struct JSONScanner {
             defer { index += 1 }
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         }
-        var scalars = String.UnicodeScalarView()
-        scalars.append(contentsOf: String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self).unicodeScalars)
-        var utf8: [UInt8] = []
-        func flush() {
-            if !utf8.isEmpty { scalars.append(contentsOf: String(decoding: utf8, as: UTF8.self).unicodeScalars); utf8.removeAll() }
-        }
+        // Escapes: the string's UTF-8 built in a buffer, made a String once.
+        var utf8 = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        func append(_ scalar: Unicode.Scalar) { utf8.append(contentsOf: UTF8.encode(scalar)!) }
         while index < bytes.count {
             let byte = bytes[index]
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                flush()
-                return String(scalars)
+                return String(decoding: utf8, as: UTF8.self)
             case UInt8(ascii: "\\"):
                 guard index < bytes.count else { return nil }
                 let escape = bytes[index]
                 index += 1
-                flush()
                 switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scalars.append(Unicode.Scalar(escape))
-                case UInt8(ascii: "n"): scalars.append("\n")
-                case UInt8(ascii: "t"): scalars.append("\t")
-                case UInt8(ascii: "r"): scalars.append("\r")
-                case UInt8(ascii: "b"): scalars.append("\u{8}")
-                case UInt8(ascii: "f"): scalars.append("\u{C}")
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
+                case UInt8(ascii: "n"): utf8.append(0x0A)
+                case UInt8(ascii: "t"): utf8.append(0x09)
+                case UInt8(ascii: "r"): utf8.append(0x0D)
+                case UInt8(ascii: "b"): utf8.append(0x08)
+                case UInt8(ascii: "f"): utf8.append(0x0C)
                 case UInt8(ascii: "u"):
                     guard let unit = hex4() else { return nil }
                     if (0xD800..<0xDC00).contains(unit) {
                         // A surrogate pair: the low half must follow.
-                        guard take(UInt8(ascii: "\\")), index < bytes.count, bytes[index] == UInt8(ascii: "u") else { return nil }
-                        index += 1
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else { return nil }
+                        index += 2
                         guard let low = hex4(), (0xDC00..<0xE000).contains(low),
                               let scalar = Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)) else { return nil }
-                        scalars.append(scalar)
+                        append(scalar)
                     } else {
                         guard let scalar = Unicode.Scalar(unit) else { return nil }
-                        scalars.append(scalar)
+                        append(scalar)
                     }
                 default: return nil
                 }
@@ -164,7 +171,7 @@ struct JSONScanner {
     mutating func skipValue(depth: Int = 0) -> Bool {
         guard depth < 32, let next = peek() else { return false }
         switch next {
-        case UInt8(ascii: "\""): return string() != nil
+        case UInt8(ascii: "\""): return skipString()
         case UInt8(ascii: "{"):
             index += 1
             if take(UInt8(ascii: "}")) { return true }
@@ -184,6 +191,30 @@ struct JSONScanner {
         case UInt8(ascii: "n"): return literal("null")
         default: return number() != nil
         }
+    }
+
+    /// Steps over a string without decoding it: its escapes are checked, not read.
+    private mutating func skipString() -> Bool {
+        guard take(UInt8(ascii: "\"")) else { return false }
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""): return true
+            case UInt8(ascii: "\\"):
+                guard index < bytes.count else { return false }
+                let escape = bytes[index]
+                index += 1
+                if escape == UInt8(ascii: "u") {
+                    guard hex4() != nil else { return false }
+                } else {
+                    guard "\"\\/bfnrt".utf8.contains(escape) else { return false }
+                }
+            case 0..<0x20: return false
+            default: continue
+            }
+        }
+        return false
     }
 
     private mutating func literal(_ word: StaticString) -> Bool {

@@ -38,18 +38,22 @@ package struct PracticeLogEntry: Sendable, Equatable {
         var mean: Double?, spread: Double?
         if !scanner.take(UInt8(ascii: "}")) {
             repeat {
-                guard let key = scanner.string(), scanner.take(UInt8(ascii: ":")) else { return nil }
+                guard let key = Field(&scanner), scanner.take(UInt8(ascii: ":")) else { return nil }
                 switch key {
-                case "start":
-                    guard let text = scanner.string() else { return nil }
-                    date = CivilDate(prefixOf: text)
-                case "playingSeconds":
+                case .start:
+                    if let raw = scanner.plainString() {
+                        date = CivilDate(prefixOf: raw)
+                    } else {
+                        guard let text = scanner.string() else { return nil }
+                        date = CivilDate(prefixOf: text)
+                    }
+                case .playingSeconds:
                     guard let value = scanner.number() else { return nil }
                     seconds = value
-                case "preset":
+                case .preset:
                     guard let text = scanner.string() else { return nil }
                     preset = text
-                case "songs":
+                case .songs:
                     guard scanner.take(UInt8(ascii: "[")) else { return nil }
                     if !scanner.take(UInt8(ascii: "]")) {
                         repeat {
@@ -58,17 +62,17 @@ package struct PracticeLogEntry: Sendable, Equatable {
                         } while scanner.take(UInt8(ascii: ","))
                         guard scanner.take(UInt8(ascii: "]")) else { return nil }
                     }
-                case "bpmMax":
+                case .bpmMax:
                     guard let value = scanner.number() else { return nil }
                     bpmMax = value
-                case "take":
+                case .take:
                     guard scanner.take(UInt8(ascii: "{")) else { return nil }
                     if !scanner.take(UInt8(ascii: "}")) {
                         repeat {
-                            guard let field = scanner.string(), scanner.take(UInt8(ascii: ":")) else { return nil }
+                            guard let field = Field(&scanner), scanner.take(UInt8(ascii: ":")) else { return nil }
                             switch field {
-                            case "meanMs": mean = scanner.number()
-                            case "spreadMs": spread = scanner.number()
+                            case .meanMs: mean = scanner.number()
+                            case .spreadMs: spread = scanner.number()
                             default: guard scanner.skipValue() else { return nil }
                             }
                         } while scanner.take(UInt8(ascii: ","))
@@ -85,6 +89,28 @@ package struct PracticeLogEntry: Sendable, Equatable {
         return PracticeLogEntry(date: date, playingSeconds: seconds, preset: preset, songs: songs,
                                 bpmMax: bpmMax.flatMap { $0.isFinite ? $0 : nil },
                                 takeMean: mean.flatMap { $0.isFinite ? $0 : nil }, takeSpread: spread.flatMap { $0.isFinite ? $0 : nil })
+    }
+}
+
+/// The keys of a log line that `stats` reads, matched on their bytes (a String for one with an escape).
+enum Field {
+    case start, playingSeconds, preset, songs, bpmMax, take, meanMs, spreadMs, other
+
+    static let names: [(StaticString, Field)] = [("start", .start), ("playingSeconds", .playingSeconds), ("preset", .preset),
+                                                  ("songs", .songs), ("bpmMax", .bpmMax), ("take", .take), ("meanMs", .meanMs),
+                                                  ("spreadMs", .spreadMs)]
+
+    /// The key next in `scanner`; nil if there is none.
+    init?(_ scanner: inout JSONScanner) {
+        if let raw = scanner.plainString() {
+            self = .other
+            for (name, field) in Self.names where name.utf8CodeUnitCount == raw.count {
+                if memcmp(name.utf8Start, raw.baseAddress!, raw.count) == 0 { self = field; break }
+            }
+        } else {
+            guard let text = scanner.string() else { return nil }
+            self = Self.names.first { "\($0.0)" == text }?.1 ?? .other
+        }
     }
 }
 
@@ -105,12 +131,19 @@ package struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     /// The date `text` starts with: `2026-11-28` or `2026-11-28T…`.
     package init?(prefixOf text: String) {
-        let utf8 = Array(text.utf8.prefix(11))
+        var text = text
+        guard let date = text.withUTF8({ CivilDate(prefixOf: $0) }) else { return nil }
+        self = date
+    }
+
+    /// The date `bytes` start with.
+    init?(prefixOf utf8: UnsafeBufferPointer<UInt8>) {
         guard utf8.count >= 10, utf8[4] == UInt8(ascii: "-"), utf8[7] == UInt8(ascii: "-"),
               utf8.count == 10 || utf8[10] == UInt8(ascii: "T") || utf8[10] == UInt8(ascii: " ") else { return nil }
         func number(_ range: Range<Int>) -> Int64? {
             var value: Int64 = 0
-            for byte in utf8[range] {
+            for index in range {
+                let byte = utf8[index]
                 guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
                 value = value * 10 + Int64(byte - UInt8(ascii: "0"))
             }
@@ -149,9 +182,16 @@ package struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     package var description: String {
         let (year, month, day) = parts
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let digits = String(abs(year))
-        return (year < 0 ? "-" : "") + String(repeating: "0", count: max(0, 4 - digits.count)) + digits + "-\(two(month))-\(two(day))"
+        guard (0...9_999).contains(year) else {
+            let digits = String(abs(year))
+            return (year < 0 ? "-" : "") + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+                + "-\(month < 10 ? "0" : "")\(month)-\(day < 10 ? "0" : "")\(day)"
+        }
+        // YYYY-MM-DD from its digits: a report writes one for every point.
+        let zero = UInt8(ascii: "0"), dash = UInt8(ascii: "-")
+        let digits: [UInt8] = [zero + UInt8(year / 1_000), zero + UInt8(year / 100 % 10), zero + UInt8(year / 10 % 10), zero + UInt8(year % 10), dash,
+                               zero + UInt8(month / 10), zero + UInt8(month % 10), dash, zero + UInt8(day / 10), zero + UInt8(day % 10)]
+        return String(decoding: digits, as: UTF8.self)
     }
 }
 

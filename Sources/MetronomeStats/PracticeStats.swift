@@ -53,51 +53,112 @@ package struct PracticeStats: Sendable, Equatable {
     ///   - since: entries before this day are left out.
     ///   - piece: only entries that played this song or preset.
     package init(_ entries: [PracticeLogEntry], today: CivilDate, weeks: Int = 4, since: CivilDate? = nil, piece: String? = nil) {
-        let counted = entries.filter { entry in
-            (since.map { entry.date >= $0 } ?? true) && (piece.map { entry.pieces.contains($0) } ?? true)
-        }
-        totalSeconds = counted.reduce(0) { $0 + $1.playingSeconds }
-        runs = counted.count
-        let first = today.adding(days: -Int64(max(1, weeks) * 7 - 1))
-        var perDay: [CivilDate: Double] = [:]
-        for entry in counted where entry.date >= first && entry.date <= today { perDay[entry.date, default: 0] += entry.playingSeconds }
-        days = (0..<Int64(max(1, weeks) * 7)).map { offset in
-            let date = first.adding(days: offset)
-            return Day(date: date, seconds: perDay[date] ?? 0)
-        }
-        byPreset = Self.totals(counted.map { ($0.preset ?? "(no preset)", $0.playingSeconds) })
-        byPiece = Self.totals(counted.flatMap { entry in entry.pieces.map { ($0, entry.playingSeconds) } })
+        var summing = Summing(today: today, weeks: weeks, since: since, piece: piece)
+        for entry in entries { summing.add(entry) }
+        self = summing.stats
+    }
 
-        var reached: [String: [CivilDate: Double]] = [:]
-        for entry in counted {
-            guard let bpm = entry.bpmMax else { continue }
-            for piece in entry.pieces { reached[piece, default: [:]][entry.date] = max(reached[piece]?[entry.date] ?? bpm, bpm) }
-        }
-        tempos = reached.keys.sorted().map { piece in
-            TempoLine(piece: piece, points: reached[piece]!.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+    init(totalSeconds: Double, runs: Int, days: [Day], byPreset: [Total], byPiece: [Total], tempos: [TempoLine], takes: [TakeLine]) {
+        self.totalSeconds = totalSeconds
+        self.runs = runs
+        self.days = days
+        self.byPreset = byPreset
+        self.byPiece = byPiece
+        self.tempos = tempos
+        self.takes = takes
+    }
+
+    /// The figures summed an entry at a time, as the log is read: no entry is kept.
+    package struct Summing {
+        let first: CivilDate, today: CivilDate, weeks: Int
+        let since: CivilDate?, piece: String?
+        private var totalSeconds = 0.0, runs = 0
+        private var perDay: [CivilDate: Double] = [:]
+        /// Names by number, each hashed once a line (a String's hash normalizes it, the costliest part of a line).
+        private var names: [String] = []
+        private var numbers: [String: Int] = [:]
+        private var presets: [Int: (seconds: Double, runs: Int)] = [:]
+        private var pieces: [Int: (seconds: Double, runs: Int)] = [:]
+        private var reached: [Int: [CivilDate: Double]] = [:]
+        private var takeSums: [Double: [CivilDate: (mean: Double, spread: Double, takes: Int)]] = [:]
+
+        package init(today: CivilDate, weeks: Int = 4, since: CivilDate? = nil, piece: String? = nil) {
+            self.today = today
+            self.weeks = max(1, weeks)
+            first = today.adding(days: -Int64(max(1, weeks) * 7 - 1))
+            self.since = since
+            self.piece = piece
         }
 
-        var sums: [Double: [CivilDate: (mean: Double, spread: Double, takes: Int)]] = [:]
-        for entry in counted {
-            guard let bpm = entry.bpmMax, let mean = entry.takeMean, let spread = entry.takeSpread else { continue }
-            let sum = sums[bpm]?[entry.date] ?? (0, 0, 0)
-            sums[bpm, default: [:]][entry.date] = (sum.mean + mean, sum.spread + spread, sum.takes + 1)
+        private mutating func number(_ name: String) -> Int {
+            if let known = numbers[name] { return known }
+            names.append(name)
+            numbers[name] = names.count - 1
+            return names.count - 1
         }
-        takes = sums.keys.sorted().map { bpm in
-            TakeLine(bpm: bpm, points: sums[bpm]!.sorted { $0.key < $1.key }.map { date, sum in
-                (date, sum.mean / Double(sum.takes), sum.spread / Double(sum.takes), sum.takes)
-            })
+
+        package mutating func add(_ entry: PracticeLogEntry) {
+            if let since, entry.date < since { return }
+            let noPreset = "(no preset)"
+            if let piece {
+                let plays = entry.songs.isEmpty ? (entry.preset ?? noPreset) == piece : entry.songs.contains(piece)
+                guard plays else { return }
+            }
+            totalSeconds += entry.playingSeconds
+            runs += 1
+            if entry.date >= first, entry.date <= today { perDay[entry.date, default: 0] += entry.playingSeconds }
+            let preset = number(entry.preset ?? noPreset)
+            Self.count(preset, entry.playingSeconds, in: &presets)
+            if entry.songs.isEmpty {
+                record(preset, entry)
+            } else {
+                for song in entry.songs { record(number(song), entry) }
+            }
+            if let bpm = entry.bpmMax, let mean = entry.takeMean, let spread = entry.takeSpread {
+                let sum = takeSums[bpm]?[entry.date] ?? (0, 0, 0)
+                takeSums[bpm, default: [:]][entry.date] = (sum.mean + mean, sum.spread + spread, sum.takes + 1)
+            }
+        }
+
+        /// A run's time and tempo for one of its pieces.
+        private mutating func record(_ name: Int, _ entry: PracticeLogEntry) {
+            Self.count(name, entry.playingSeconds, in: &pieces)
+            if let bpm = entry.bpmMax {
+                reached[name, default: [:]][entry.date] = max(reached[name]?[entry.date] ?? bpm, bpm)
+            }
+        }
+
+        private static func count(_ name: Int, _ seconds: Double, in sums: inout [Int: (seconds: Double, runs: Int)]) {
+            let sum = sums[name] ?? (0, 0)
+            sums[name] = (sum.seconds + seconds, sum.runs + 1)
+        }
+
+        private func named(_ sums: [Int: (seconds: Double, runs: Int)]) -> [String: (seconds: Double, runs: Int)] {
+            Dictionary(uniqueKeysWithValues: sums.map { (names[$0.key], $0.value) })
+        }
+
+        package var stats: PracticeStats {
+            PracticeStats(
+                totalSeconds: totalSeconds, runs: runs,
+                days: (0..<Int64(weeks * 7)).map { offset in
+                    let date = first.adding(days: offset)
+                    return Day(date: date, seconds: perDay[date] ?? 0)
+                },
+                byPreset: PracticeStats.totals(named(presets)), byPiece: PracticeStats.totals(named(pieces)),
+                tempos: reached.map { (names[$0.key], $0.value) }.sorted { $0.0 < $1.0 }.map { piece, points in
+                    TempoLine(piece: piece, points: points.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+                },
+                takes: takeSums.keys.sorted().map { bpm in
+                    TakeLine(bpm: bpm, points: takeSums[bpm]!.sorted { $0.key < $1.key }.map { date, sum in
+                        (date, sum.mean / Double(sum.takes), sum.spread / Double(sum.takes), sum.takes)
+                    })
+                })
         }
     }
 
     /// Seconds and runs by name, most practised first (then by name).
-    static func totals(_ items: [(String, Double)]) -> [Total] {
-        var sums: [String: (seconds: Double, runs: Int)] = [:]
-        for (name, seconds) in items {
-            let sum = sums[name] ?? (0, 0)
-            sums[name] = (sum.seconds + seconds, sum.runs + 1)
-        }
-        return sums.map { Total(name: $0.key, seconds: $0.value.seconds, runs: $0.value.runs) }
+    static func totals(_ sums: [String: (seconds: Double, runs: Int)]) -> [Total] {
+        sums.map { Total(name: $0.key, seconds: $0.value.seconds, runs: $0.value.runs) }
             .sorted { ($1.seconds, $0.name) < ($0.seconds, $1.name) }
     }
 }

@@ -154,33 +154,41 @@ package struct StatsReport {
 
     // MARK: - JSON
 
-    /// The same figures as one JSON object.
+    /// The same figures as one JSON object, written into one string.
     package func json() -> String {
-        func object(_ fields: [(String, String)]) -> String {
-            "{" + fields.map { "\(quotedString($0.0)):\($0.1)" }.joined(separator: ",") + "}"
+        var out = "{\"totalSeconds\":\(Self.number(stats.totalSeconds)),\"runs\":\(stats.runs),\"skipped\":\(skipped),\"days\":["
+        for (index, day) in stats.days.enumerated() {
+            if index > 0 { out += "," }
+            out += "{\"date\":\"\(day.date)\",\"seconds\":\(Self.number(day.seconds))}"
         }
-        func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
-        let totals: ([PracticeStats.Total]) -> String = { totals in
-            array(totals.map { object([("name", quotedString($0.name)), ("seconds", Self.number($0.seconds)), ("runs", "\($0.runs)")]) })
+        for (key, totals) in [("presets", stats.byPreset), ("pieces", stats.byPiece)] {
+            out += "],\"\(key)\":["
+            for (index, total) in totals.enumerated() {
+                if index > 0 { out += "," }
+                out += "{\"name\":" + quotedString(total.name) + ",\"seconds\":" + Self.number(total.seconds) + ",\"runs\":\(total.runs)}"
+            }
         }
-        return object([
-            ("totalSeconds", Self.number(stats.totalSeconds)),
-            ("runs", "\(stats.runs)"),
-            ("skipped", "\(skipped)"),
-            ("days", array(stats.days.map { object([("date", quotedString("\($0.date)")), ("seconds", Self.number($0.seconds))]) })),
-            ("presets", totals(stats.byPreset)),
-            ("pieces", totals(stats.byPiece)),
-            ("tempos", array(stats.tempos.map { line in
-                object([("piece", quotedString(line.piece)),
-                        ("points", array(line.points.map { object([("date", quotedString("\($0.date)")), ("bpm", Self.number($0.bpm))]) }))])
-            })),
-            ("takes", array(stats.takes.map { line in
-                object([("bpm", Self.number(line.bpm)),
-                        ("points", array(line.points.map {
-                            object([("date", quotedString("\($0.date)")), ("meanMs", Self.number($0.meanMs)),
-                                    ("spreadMs", Self.number($0.spreadMs)), ("takes", "\($0.takes)")])
-                        }))])
-            })),
-        ]) + "\n"
+        out += "],\"tempos\":["
+        for (index, line) in stats.tempos.enumerated() {
+            if index > 0 { out += "," }
+            out += "{\"piece\":" + quotedString(line.piece) + ",\"points\":["
+            for (pointIndex, point) in line.points.enumerated() {
+                if pointIndex > 0 { out += "," }
+                out += "{\"date\":\"\(point.date)\",\"bpm\":" + Self.number(point.bpm) + "}"
+            }
+            out += "]}"
+        }
+        out += "],\"takes\":["
+        for (index, line) in stats.takes.enumerated() {
+            if index > 0 { out += "," }
+            out += "{\"bpm\":" + Self.number(line.bpm) + ",\"points\":["
+            for (pointIndex, point) in line.points.enumerated() {
+                if pointIndex > 0 { out += "," }
+                out += "{\"date\":\"\(point.date)\",\"meanMs\":" + Self.number(point.meanMs) + ",\"spreadMs\":" + Self.number(point.spreadMs)
+                    + ",\"takes\":\(point.takes)}"
+            }
+            out += "]}"
+        }
+        return out + "]}\n"
     }
 }

@@ -1,6 +1,10 @@
 /// `text` as a JSON string, quotes included: `"`, `\` and every control
 /// character escaped (DEL too), so it is also a TOML basic string.
 package func quotedString(_ text: String) -> String {
+    // Most text needs no escape: quoted as it is.
+    if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        return "\"" + text + "\""
+    }
     var quoted = "\""
     for scalar in text.unicodeScalars {
         switch scalar {
