@@ -23,12 +23,6 @@ package struct PracticeLogEntry: Sendable, Equatable {
         self.takeSpread = takeSpread
     }
 
-    /// What the run practised, for the charts by piece: its songs, else its preset.
-    package var pieces: [String] {
-        if !songs.isEmpty { return songs }
-        return [preset ?? "(no preset)"]
-    }
-
     /// The line read, or nil for one that is not a practice log line (corrupt, cut, foreign):
     /// an object with at least `start` (a date and time) and `playingSeconds` (a number, 0 or more).
     package static func parse(_ line: UnsafeBufferPointer<UInt8>) -> PracticeLogEntry? {
