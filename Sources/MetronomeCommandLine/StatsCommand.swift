@@ -51,15 +51,14 @@ struct StatsCommand: ParsableCommand {
         guard let path = log ?? PracticeLogTarget.defaultPath(environment) else {
             throw SessionError.badRequest("no practice log: neither XDG_STATE_HOME nor HOME is set; give --log FILE")
         }
-        var summing = PracticeStats.Summing(today: .today(), weeks: weeks ?? 4, since: since, piece: song)
-        let skipped: Int
-        switch PracticeLogFile.read(path, each: { summing.add($0) }) {
-        case .success(let count)?: skipped = count
+        let summing: PracticeStats.Summing, skipped: Int
+        switch PracticeStats.Summing.read(path, into: PracticeStats.Summing(today: .today(), weeks: weeks ?? 4, since: since, piece: song)) {
+        case .success(let read)?: (summing, skipped) = read
         case .failure(let error)?: throw SessionError(.unreadable, "cannot read practice log '\(path)': \(error.description)")
         case nil:
             guard log == nil else { throw SessionError(.unreadable, "cannot read practice log '\(path)': No such file or directory") }
             StandardError.report("no practice logged yet in '\(path)': every live run adds a line when it ends")
-            skipped = 0
+            (summing, skipped) = (PracticeStats.Summing(today: .today(), weeks: weeks ?? 4, since: since, piece: song), 0)
         }
         let stats = summing.stats
         let report = StatsReport(stats: stats, skipped: skipped)

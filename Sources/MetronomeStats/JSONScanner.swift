@@ -36,33 +36,55 @@ struct JSONScanner {
     mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
         skipSpaces()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
-        var end = index + 1
-        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+        let end = plainEnd(from: index + 1)
         guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
         defer { index = end + 1 }
         return UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end])
     }
 
+    /// Where the first byte at or after `start` is that ends a plain string's run: a quote, a
+    /// backslash or a control character (or the end). Eight bytes are tried at once: a byte
+    /// equal to one sought, or under 0x20, is found by the borrow its subtraction leaves.
+    private func plainEnd(from start: Int) -> Int {
+        guard let base = bytes.baseAddress else { return start }
+        var end = start
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        while end + 8 <= bytes.count {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + end).loadUnaligned(as: UInt64.self))
+            let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
+            let found = ((quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes | (word &- ones &* 0x20) & ~word) & highs
+            // Only the lowest flagged byte is sure: a borrow can flag the bytes above it.
+            if found != 0 { return end + found.trailingZeroBitCount / 8 }
+            end += 8
+        }
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+        return end
+    }
+
     /// A string, its escapes decoded; nil if the next value is none.
     mutating func string() -> String? {
-        guard take(UInt8(ascii: "\"")) else { return nil }
-        let start = index
-        // The common case, no escape: the bytes as they are.
-        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 { index += 1 }
-        guard index < bytes.count else { return nil }
-        if bytes[index] == UInt8(ascii: "\"") {
-            defer { index += 1 }
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        if let plain = plainString() { return String(decoding: plain, as: UTF8.self) }
+        var utf8: [UInt8] = []
+        guard string(into: &utf8) != nil else { return nil }
+        return String(decoding: utf8, as: UTF8.self)
+    }
+
+    /// A string's UTF-8, its escapes decoded, appended to `utf8`: where it went, or nil if the next value is none.
+    /// Nothing is allocated once `utf8` has room: a log's names are read a million times.
+    mutating func string(into utf8: inout [UInt8]) -> Range<Int>? {
+        let first = utf8.count
+        if let plain = plainString() {
+            utf8.append(contentsOf: plain)
+            return first..<utf8.count
         }
-        // Escapes: the string's UTF-8 built in a buffer, made a String once.
-        var utf8 = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        guard take(UInt8(ascii: "\"")) else { return nil }
         func append(_ scalar: Unicode.Scalar) { utf8.append(contentsOf: UTF8.encode(scalar)!) }
         while index < bytes.count {
             let byte = bytes[index]
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                return String(decoding: utf8, as: UTF8.self)
+                return first..<utf8.count
             case UInt8(ascii: "\\"):
                 guard index < bytes.count else { return nil }
                 let escape = bytes[index]
@@ -176,7 +198,7 @@ struct JSONScanner {
             index += 1
             if take(UInt8(ascii: "}")) { return true }
             repeat {
-                guard string() != nil, take(UInt8(ascii: ":")), skipValue(depth: depth + 1) else { return false }
+                guard skipString(), take(UInt8(ascii: ":")), skipValue(depth: depth + 1) else { return false }
             } while take(UInt8(ascii: ","))
             return take(UInt8(ascii: "}"))
         case UInt8(ascii: "["):
@@ -195,6 +217,7 @@ struct JSONScanner {
 
     /// Steps over a string without decoding it: its escapes are checked, not read.
     private mutating func skipString() -> Bool {
+        if plainString() != nil { return true }
         guard take(UInt8(ascii: "\"")) else { return false }
         while index < bytes.count {
             let byte = bytes[index]

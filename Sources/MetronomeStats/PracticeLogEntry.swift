@@ -25,64 +25,116 @@ package struct PracticeLogEntry: Sendable, Equatable {
 
     /// The line read, or nil for one that is not a practice log line (corrupt, cut, foreign):
     /// an object with at least `start` (a date and time) and `playingSeconds` (a number, 0 or more).
-    package static func parse(_ line: UnsafeBufferPointer<UInt8>) -> PracticeLogEntry? {
-        var scanner = JSONScanner(line)
-        guard scanner.take(UInt8(ascii: "{")) else { return nil }
-        var date: CivilDate?, seconds: Double?, preset: String?, songs: [String] = [], bpmMax: Double?
-        var mean: Double?, spread: Double?
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> PracticeLogEntry? {
+        var line = PracticeLogLine()
+        guard line.read(bytes) else { return nil }
+        return line.entry
+    }
+}
+
+/// One line of the log read without allocating (once its buffers have grown): its
+/// figures, and its names' UTF-8, escapes decoded, in a buffer kept from line to line.
+struct PracticeLogLine {
+    var date = CivilDate(day: 0)
+    var playingSeconds = 0.0
+    var bpmMax: Double?, takeMean: Double?, takeSpread: Double?
+    /// The preset's and the songs' UTF-8, one after the other.
+    var text: [UInt8] = []
+    var preset: Range<Int>?
+    var songs: [Range<Int>] = []
+
+    /// Reads `bytes`; false if they are not a practice log line, and then the fields mean nothing.
+    mutating func read(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        text.removeAll(keepingCapacity: true)
+        songs.removeAll(keepingCapacity: true)
+        preset = nil
+        bpmMax = nil
+        takeMean = nil
+        takeSpread = nil
+        var scanner = JSONScanner(bytes)
+        guard scanner.take(UInt8(ascii: "{")) else { return false }
+        var date: CivilDate?, seconds: Double?
         if !scanner.take(UInt8(ascii: "}")) {
             repeat {
-                guard let key = Field(&scanner), scanner.take(UInt8(ascii: ":")) else { return nil }
+                guard let key = Field(&scanner), scanner.take(UInt8(ascii: ":")) else { return false }
                 switch key {
                 case .start:
                     if let raw = scanner.plainString() {
                         date = CivilDate(prefixOf: raw)
                     } else {
-                        guard let text = scanner.string() else { return nil }
+                        guard let text = scanner.string() else { return false }
                         date = CivilDate(prefixOf: text)
                     }
                 case .playingSeconds:
-                    guard let value = scanner.number() else { return nil }
+                    guard let value = scanner.number() else { return false }
                     seconds = value
                 case .preset:
-                    guard let text = scanner.string() else { return nil }
-                    preset = text
+                    guard let range = scanner.string(into: &text) else { return false }
+                    preset = range
                 case .songs:
-                    guard scanner.take(UInt8(ascii: "[")) else { return nil }
+                    guard scanner.take(UInt8(ascii: "[")) else { return false }
+                    songs.removeAll(keepingCapacity: true)
                     if !scanner.take(UInt8(ascii: "]")) {
                         repeat {
-                            guard let song = scanner.string() else { return nil }
+                            guard let song = scanner.string(into: &text) else { return false }
                             songs.append(song)
                         } while scanner.take(UInt8(ascii: ","))
-                        guard scanner.take(UInt8(ascii: "]")) else { return nil }
+                        guard scanner.take(UInt8(ascii: "]")) else { return false }
                     }
                 case .bpmMax:
-                    guard let value = scanner.number() else { return nil }
-                    bpmMax = value
+                    guard let value = scanner.number() else { return false }
+                    bpmMax = value.isFinite ? value : nil
                 case .take:
-                    guard scanner.take(UInt8(ascii: "{")) else { return nil }
+                    guard scanner.take(UInt8(ascii: "{")) else { return false }
                     if !scanner.take(UInt8(ascii: "}")) {
                         repeat {
-                            guard let field = Field(&scanner), scanner.take(UInt8(ascii: ":")) else { return nil }
+                            guard let field = Field(&scanner), scanner.take(UInt8(ascii: ":")) else { return false }
                             switch field {
-                            case .meanMs: mean = scanner.number()
-                            case .spreadMs: spread = scanner.number()
-                            default: guard scanner.skipValue() else { return nil }
+                            case .meanMs: takeMean = scanner.number().flatMap { $0.isFinite ? $0 : nil }
+                            case .spreadMs: takeSpread = scanner.number().flatMap { $0.isFinite ? $0 : nil }
+                            default: guard scanner.skipValue() else { return false }
                             }
                         } while scanner.take(UInt8(ascii: ","))
-                        guard scanner.take(UInt8(ascii: "}")) else { return nil }
+                        guard scanner.take(UInt8(ascii: "}")) else { return false }
                     }
                 default:
-                    guard scanner.skipValue() else { return nil }
+                    guard scanner.skipValue() else { return false }
                 }
             } while scanner.take(UInt8(ascii: ","))
-            guard scanner.take(UInt8(ascii: "}")) else { return nil }
+            guard scanner.take(UInt8(ascii: "}")) else { return false }
         }
         scanner.skipSpaces()
-        guard scanner.atEnd, let date, let seconds, seconds >= 0, seconds.isFinite, seconds < 1e9 else { return nil }
-        return PracticeLogEntry(date: date, playingSeconds: seconds, preset: preset, songs: songs,
-                                bpmMax: bpmMax.flatMap { $0.isFinite ? $0 : nil },
-                                takeMean: mean.flatMap { $0.isFinite ? $0 : nil }, takeSpread: spread.flatMap { $0.isFinite ? $0 : nil })
+        guard scanner.atEnd, let date, let seconds, seconds >= 0, seconds.isFinite, seconds < 1e9 else { return false }
+        self.date = date
+        playingSeconds = seconds
+        return true
+    }
+
+    /// The line as an entry, its names made Strings.
+    var entry: PracticeLogEntry {
+        PracticeLogEntry(date: date, playingSeconds: playingSeconds, preset: preset.map(name), songs: songs.map(name),
+                         bpmMax: bpmMax, takeMean: takeMean, takeSpread: takeSpread)
+    }
+
+    func name(_ range: Range<Int>) -> String { String(decoding: text[range], as: UTF8.self) }
+
+    /// The line an entry would have been read from.
+    init(_ entry: PracticeLogEntry) {
+        date = entry.date
+        playingSeconds = entry.playingSeconds
+        bpmMax = entry.bpmMax
+        takeMean = entry.takeMean
+        takeSpread = entry.takeSpread
+        if let name = entry.preset { preset = add(name) }
+        songs = entry.songs.map { add($0) }
+    }
+
+    init() {}
+
+    private mutating func add(_ name: String) -> Range<Int> {
+        let first = text.count
+        text.append(contentsOf: name.utf8)
+        return first..<text.count
     }
 }
 
@@ -90,20 +142,42 @@ package struct PracticeLogEntry: Sendable, Equatable {
 enum Field {
     case start, playingSeconds, preset, songs, bpmMax, take, meanMs, spreadMs, other
 
-    static let names: [(StaticString, Field)] = [("start", .start), ("playingSeconds", .playingSeconds), ("preset", .preset),
-                                                  ("songs", .songs), ("bpmMax", .bpmMax), ("take", .take), ("meanMs", .meanMs),
-                                                  ("spreadMs", .spreadMs)]
-
     /// The key next in `scanner`; nil if there is none.
     init?(_ scanner: inout JSONScanner) {
         if let raw = scanner.plainString() {
-            self = .other
-            for (name, field) in Self.names where name.utf8CodeUnitCount == raw.count {
-                if memcmp(name.utf8Start, raw.baseAddress!, raw.count) == 0 { self = field; break }
-            }
+            self = Self(raw)
         } else {
-            guard let text = scanner.string() else { return nil }
-            self = Self.names.first { "\($0.0)" == text }?.1 ?? .other
+            var utf8: [UInt8] = []
+            guard scanner.string(into: &utf8) != nil else { return nil }
+            self = utf8.withUnsafeBufferPointer { Self($0) }
+        }
+    }
+
+    /// The key `raw` names: its bytes read as little-endian words and compared with the names'.
+    init(_ raw: UnsafeBufferPointer<UInt8>) {
+        guard let base = raw.baseAddress, [4, 5, 6, 8, 14].contains(raw.count) else { self = .other; return }
+        let bytes = UnsafeRawPointer(base)
+        /// The key's bytes from `from` on, as many as fit `Word`, read little-endian (never past its end).
+        func word<Word: FixedWidthInteger & UnsignedInteger>(_ from: Int, _: Word.Type) -> UInt64 {
+            UInt64(Word(littleEndian: bytes.loadUnaligned(fromByteOffset: from, as: Word.self)))
+        }
+        let first: UInt64
+        switch raw.count {
+        case 4: first = word(0, UInt32.self)
+        case 5: first = word(0, UInt32.self) | word(4, UInt8.self) << 32
+        case 6: first = word(0, UInt32.self) | word(4, UInt16.self) << 32
+        default: first = word(0, UInt64.self)
+        }
+        switch (raw.count, first) {
+        case (5, 0x74_7261_7473): self = .start
+        case (5, 0x73_676E_6F73): self = .songs
+        case (6, 0x7465_7365_7270): self = .preset
+        case (6, 0x7861_4D6D_7062): self = .bpmMax
+        case (6, 0x734D_6E61_656D): self = .meanMs
+        case (4, 0x656B_6174): self = .take
+        case (8, 0x734D_6461_6572_7073): self = .spreadMs
+        case (14, 0x5367_6E69_7961_6C70) where word(8, UInt32.self) | word(12, UInt16.self) << 32 == 0x7364_6E6F_6365: self = .playingSeconds
+        default: self = .other
         }
     }
 }

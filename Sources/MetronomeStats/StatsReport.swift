@@ -94,7 +94,8 @@ package struct StatsReport {
     }
 
     static func cut(_ text: String, to width: Int) -> String {
-        text.count <= width ? text : String(text.prefix(max(1, width - 1))) + "~"
+        // No more bytes than columns is no more characters either, and needs no counting.
+        text.utf8.count <= width || text.count <= width ? text : String(text.prefix(max(1, width - 1))) + "~"
     }
 
     static func weekday(_ date: CivilDate) -> String {
@@ -118,33 +119,70 @@ package struct StatsReport {
 
     /// A figure to the thousandth, written shortest: 72, 72.5, 61.234.
     static func number(_ value: Double) -> String {
-        guard value.isFinite, abs(value) < 1e15 else { return "0" }
-        let thousandths = Int64((value * 1_000).rounded())
-        let sign = thousandths < 0 ? "-" : ""
-        var fraction = String(abs(thousandths) % 1_000)
-        fraction = String(repeating: "0", count: 3 - fraction.count) + fraction
-        while fraction.hasSuffix("0") { fraction.removeLast() }
-        return sign + String(abs(thousandths) / 1_000) + (fraction.isEmpty ? "" : "." + fraction)
+        var text = ReportText()
+        text.append(number: value)
+        return text.string
     }
 
     // MARK: - Table
 
     /// Tab-separated sections, each under a header line: for a pipe or a file.
     package func table() -> String {
-        var lines = ["# totals", "seconds\truns\tskipped", "\(Self.number(stats.totalSeconds))\t\(stats.runs)\t\(skipped)", "",
-                     "# days", "date\tseconds"]
-        lines += stats.days.map { "\($0.date)\t\(Self.number($0.seconds))" }
+        var out = ReportText()
+        out.append("# totals\nseconds\truns\tskipped\n")
+        out.append(number: stats.totalSeconds)
+        out.append("\t")
+        out.append(integer: Int64(stats.runs))
+        out.append("\t")
+        out.append(integer: Int64(skipped))
+        out.append("\n\n# days\ndate\tseconds\n")
+        for day in stats.days {
+            out.append(date: day.date)
+            out.append("\t")
+            out.append(number: day.seconds)
+            out.append("\n")
+        }
         for (title, totals) in [("presets", stats.byPreset), ("pieces", stats.byPiece)] {
-            lines += ["", "# \(title)", "name\tseconds\truns"]
-            lines += totals.map { "\(Self.field($0.name))\t\(Self.number($0.seconds))\t\($0.runs)" }
+            out.append("\n# ")
+            out.append(text: title)
+            out.append("\nname\tseconds\truns\n")
+            for total in totals {
+                out.append(text: Self.field(total.name))
+                out.append("\t")
+                out.append(number: total.seconds)
+                out.append("\t")
+                out.append(integer: Int64(total.runs))
+                out.append("\n")
+            }
         }
-        lines += ["", "# tempos", "piece\tdate\tbpm"]
-        lines += stats.tempos.flatMap { line in line.points.map { "\(Self.field(line.piece))\t\($0.date)\t\(Self.number($0.bpm))" } }
-        lines += ["", "# takes", "bpm\tdate\tmeanMs\tspreadMs\ttakes"]
-        lines += stats.takes.flatMap { line in
-            line.points.map { "\(Self.number(line.bpm))\t\($0.date)\t\(Self.number($0.meanMs))\t\(Self.number($0.spreadMs))\t\($0.takes)" }
+        out.append("\n# tempos\npiece\tdate\tbpm\n")
+        for line in stats.tempos {
+            let piece = Self.field(line.piece)
+            for point in line.points {
+                out.append(text: piece)
+                out.append("\t")
+                out.append(date: point.date)
+                out.append("\t")
+                out.append(number: point.bpm)
+                out.append("\n")
+            }
         }
-        return lines.joined(separator: "\n") + "\n"
+        out.append("\n# takes\nbpm\tdate\tmeanMs\tspreadMs\ttakes\n")
+        for line in stats.takes {
+            for point in line.points {
+                out.append(number: line.bpm)
+                out.append("\t")
+                out.append(date: point.date)
+                out.append("\t")
+                out.append(number: point.meanMs)
+                out.append("\t")
+                out.append(number: point.spreadMs)
+                out.append("\t")
+                out.append(integer: Int64(point.takes))
+                out.append("\n")
+            }
+        }
+        return out.string
     }
 
     /// A name in a column: its tabs and line breaks as spaces.
@@ -154,41 +192,135 @@ package struct StatsReport {
 
     // MARK: - JSON
 
-    /// The same figures as one JSON object, written into one string.
+    /// The same figures as one JSON object, its bytes written into one buffer.
     package func json() -> String {
-        var out = "{\"totalSeconds\":\(Self.number(stats.totalSeconds)),\"runs\":\(stats.runs),\"skipped\":\(skipped),\"days\":["
+        var out = ReportText()
+        out.append("{\"totalSeconds\":")
+        out.append(number: stats.totalSeconds)
+        out.append(",\"runs\":")
+        out.append(integer: Int64(stats.runs))
+        out.append(",\"skipped\":")
+        out.append(integer: Int64(skipped))
+        out.append(",\"days\":[")
         for (index, day) in stats.days.enumerated() {
-            if index > 0 { out += "," }
-            out += "{\"date\":\"\(day.date)\",\"seconds\":\(Self.number(day.seconds))}"
+            if index > 0 { out.append(",") }
+            out.append("{\"date\":\"")
+            out.append(date: day.date)
+            out.append("\",\"seconds\":")
+            out.append(number: day.seconds)
+            out.append("}")
         }
         for (key, totals) in [("presets", stats.byPreset), ("pieces", stats.byPiece)] {
-            out += "],\"\(key)\":["
+            out.append("],\"")
+            out.append(text: key)
+            out.append("\":[")
             for (index, total) in totals.enumerated() {
-                if index > 0 { out += "," }
-                out += "{\"name\":" + quotedString(total.name) + ",\"seconds\":" + Self.number(total.seconds) + ",\"runs\":\(total.runs)}"
+                if index > 0 { out.append(",") }
+                out.append("{\"name\":")
+                out.append(text: quotedString(total.name))
+                out.append(",\"seconds\":")
+                out.append(number: total.seconds)
+                out.append(",\"runs\":")
+                out.append(integer: Int64(total.runs))
+                out.append("}")
             }
         }
-        out += "],\"tempos\":["
+        out.append("],\"tempos\":[")
         for (index, line) in stats.tempos.enumerated() {
-            if index > 0 { out += "," }
-            out += "{\"piece\":" + quotedString(line.piece) + ",\"points\":["
+            if index > 0 { out.append(",") }
+            out.append("{\"piece\":")
+            out.append(text: quotedString(line.piece))
+            out.append(",\"points\":[")
             for (pointIndex, point) in line.points.enumerated() {
-                if pointIndex > 0 { out += "," }
-                out += "{\"date\":\"\(point.date)\",\"bpm\":" + Self.number(point.bpm) + "}"
+                if pointIndex > 0 { out.append(",") }
+                out.append("{\"date\":\"")
+                out.append(date: point.date)
+                out.append("\",\"bpm\":")
+                out.append(number: point.bpm)
+                out.append("}")
             }
-            out += "]}"
+            out.append("]}")
         }
-        out += "],\"takes\":["
+        out.append("],\"takes\":[")
         for (index, line) in stats.takes.enumerated() {
-            if index > 0 { out += "," }
-            out += "{\"bpm\":" + Self.number(line.bpm) + ",\"points\":["
+            if index > 0 { out.append(",") }
+            out.append("{\"bpm\":")
+            out.append(number: line.bpm)
+            out.append(",\"points\":[")
             for (pointIndex, point) in line.points.enumerated() {
-                if pointIndex > 0 { out += "," }
-                out += "{\"date\":\"\(point.date)\",\"meanMs\":" + Self.number(point.meanMs) + ",\"spreadMs\":" + Self.number(point.spreadMs)
-                    + ",\"takes\":\(point.takes)}"
+                if pointIndex > 0 { out.append(",") }
+                out.append("{\"date\":\"")
+                out.append(date: point.date)
+                out.append("\",\"meanMs\":")
+                out.append(number: point.meanMs)
+                out.append(",\"spreadMs\":")
+                out.append(number: point.spreadMs)
+                out.append(",\"takes\":")
+                out.append(integer: Int64(point.takes))
+                out.append("}")
             }
-            out += "]}"
+            out.append("]}")
         }
-        return out + "]}\n"
+        out.append("]}\n")
+        return out.string
+    }
+}
+
+/// A report's text as UTF-8 bytes, its figures written digit by digit: a report
+/// of a long log writes hundreds of thousands of them.
+struct ReportText {
+    private var bytes: [UInt8] = []
+
+    var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    mutating func append(_ literal: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    mutating func append(text: String) { bytes.append(contentsOf: text.utf8) }
+
+    mutating func append(integer value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        append(digits: value.magnitude, atLeast: 1)
+    }
+
+    /// `value`'s decimal digits, zeros in front up to `atLeast` of them.
+    private mutating func append(digits value: UInt64, atLeast: Int) {
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { raw in
+            let buffer = raw.bindMemory(to: UInt8.self)
+            var rest = value, count = 0
+            repeat {
+                buffer[buffer.count - 1 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0 || count < atLeast
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[(buffer.count - count)...]))
+        }
+    }
+
+    /// A figure to the thousandth, written shortest: 72, 72.5, 61.234 (0 for one out of range).
+    mutating func append(number value: Double) {
+        guard value.isFinite, abs(value) < 1e15 else { bytes.append(UInt8(ascii: "0")); return }
+        let thousandths = Int64((value * 1_000).rounded())
+        if thousandths < 0 { bytes.append(UInt8(ascii: "-")) }
+        append(digits: thousandths.magnitude / 1_000, atLeast: 1)
+        var fraction = thousandths.magnitude % 1_000, places = 3
+        guard fraction > 0 else { return }
+        while fraction % 10 == 0 { fraction /= 10; places -= 1 }
+        bytes.append(UInt8(ascii: "."))
+        append(digits: fraction, atLeast: places)
+    }
+
+    /// `YYYY-MM-DD`.
+    mutating func append(date: CivilDate) {
+        let (year, month, day) = date.parts
+        guard (0...9_999).contains(year) else { append(text: date.description); return }
+        append(digits: UInt64(year), atLeast: 4)
+        bytes.append(UInt8(ascii: "-"))
+        append(digits: UInt64(month), atLeast: 2)
+        bytes.append(UInt8(ascii: "-"))
+        append(digits: UInt64(day), atLeast: 2)
     }
 }

@@ -36,6 +36,101 @@ import MetronomeTestSupport
         ])
     }
 
+    /// The scanner reads eight bytes at a time inside a string: a quote, a backslash or a control
+    /// character is found at every offset in those eight, and the keys are told apart by all their bytes.
+    @Test func stringsAreReadWhereverTheirEscapesFall() {
+        for offset in 0..<20 {
+            let before = String(repeating: "a", count: offset)
+            let escaped = entries(#"{"start":"2026-11-20","playingSeconds":1,"preset":"\#(before)\"q","songs":["\#(before)\u00e9\#(before)"]}"#)
+            #expect(escaped.entries.first?.preset == before + "\"q" && escaped.entries.first?.songs == [before + "é" + before], "\(offset)")
+            let control = entries("{\"start\":\"2026-11-20\",\"playingSeconds\":1,\"end\":\"\(before)\u{1}\",\"preset\":\"p\"}")
+            #expect(control.entries.isEmpty && control.skipped == 1, "\(offset)")
+            let unicode = entries(#"{"start":"2026-11-20","playingSeconds":1,"preset":"\#(before)Ünï\#(before)"}"#)
+            #expect(unicode.entries.first?.preset == before + "Ünï" + before, "\(offset)")
+        }
+        // bpmMin is no bpmMax, nor starts start, nor playingSecondz playingSeconds.
+        let near = entries(#"{"start":"2026-11-20","playingSeconds":5,"bpmMin":300,"bpmMax":70,"starts":"x","playingSecondz":9,"Preset":"P"}"#)
+        #expect(near.entries == [PracticeLogEntry(date: CivilDate(year: 2026, month: 11, dayOfMonth: 20)!, playingSeconds: 5, bpmMax: 70)])
+    }
+
+    /// Names are counted by their bytes, but two that are one String (é composed, and e with its
+    /// accent) are one name in the figures, never two, and never a trap.
+    @Test func namesThatAreOneStringAreOneName() {
+        let day = CivilDate(year: 2026, month: 11, dayOfMonth: 20)!
+        let stats = PracticeStats([PracticeLogEntry(date: day, playingSeconds: 60, preset: "caf\u{E9}", bpmMax: 90),
+                                   PracticeLogEntry(date: day, playingSeconds: 30, preset: "cafe\u{301}", bpmMax: 95)], today: day)
+        #expect(stats.byPreset == [.init(name: "café", seconds: 90, runs: 2)])
+        #expect(stats.tempos.count == 1 && stats.tempos.first?.points.map(\.bpm) == [95])
+        #expect(PracticeStats([PracticeLogEntry(date: day, playingSeconds: 60, preset: "cafe\u{301}")], today: day, piece: "caf\u{E9}").runs == 1)
+    }
+
+    /// A log cut into runs read on threads hands every line on once, in order, whatever the
+    /// number of runs: runs that start on a newline, inside a line, or inside a line longer than a run.
+    @Test func aLogReadInRunsHandsOnEveryLineOnce() throws {
+        var lines: [String] = []
+        for index in 0..<3_000 {
+            switch index % 97 {
+            case 5: lines.append("")
+            case 11: lines.append("garbage \(index)")
+            case 50: lines.append(String(repeating: "x", count: 200_000))
+            default: lines.append(#"{"start":"2026-11-20","playingSeconds":\#(index)}"#)
+            }
+        }
+        for ending in ["\n", ""] {
+            let file = directory.file("runs.jsonl")
+            try (lines.joined(separator: "\n") + ending).write(toFile: file, atomically: true, encoding: .utf8)
+            for parts in [1, 2, 3, 7, 64] {
+                var sinks = [[String]](repeating: [], count: parts)
+                let result = PracticeLogFile.read(file, into: &sinks) { sink, line in
+                    sink.append(String(decoding: line, as: UTF8.self))
+                    return line.first == UInt8(ascii: "{")
+                }
+                guard case .success(let skipped)? = result else { Issue.record("\(String(describing: result))"); continue }
+                #expect(sinks.flatMap { $0 } == lines, "\(parts) runs")
+                #expect(skipped == lines.filter { !$0.isEmpty && !$0.hasPrefix("{") }.count)
+                #expect(parts < 3 || sinks.filter { !$0.isEmpty }.count > 1, "\(parts) runs: all in one")
+            }
+        }
+    }
+
+    /// Sums of runs merged are the sums of the whole log (to the rounding of adding in another order).
+    @Test func sumsOfRunsMergedAreTheSumsOfTheWhole() throws {
+        let file = directory.file("log.jsonl")
+        _ = try run("/usr/bin/python3", [Self.tools.appendingPathComponent("practice_log.py").path, file, "4000", "40", "2026-11-27", "7"])
+        let today = CivilDate(year: 2026, month: 11, dayOfMonth: 27)!
+        func summed(_ parts: Int, piece: String? = nil) -> PracticeStats {
+            var sinks = (0..<parts).map { _ in PracticeStats.Summing(today: today, weeks: 3, piece: piece) }
+            _ = PracticeLogFile.read(file, into: &sinks) { $0.add(line: $1) }
+            var whole = sinks[0]
+            for part in sinks.dropFirst() { whole.merge(part) }
+            return whole.stats
+        }
+        func close(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-9 * max(1, abs(b)) }
+        for piece in [nil, "Waltz"] {
+            let one = summed(1, piece: piece)
+            #expect(one.runs > 0 && !one.takes.isEmpty && !one.tempos.isEmpty)
+            for parts in [2, 5] {
+                let merged = summed(parts, piece: piece)
+                #expect(merged.runs == one.runs && close(merged.totalSeconds, one.totalSeconds))
+                #expect(merged.days.map(\.date) == one.days.map(\.date) && zip(merged.days, one.days).allSatisfy { close($0.seconds, $1.seconds) })
+                for (mine, theirs) in [(merged.byPreset, one.byPreset), (merged.byPiece, one.byPiece)] {
+                    #expect(Set(mine.map(\.name)) == Set(theirs.map(\.name)))
+                    for total in mine {
+                        let other = theirs.first { $0.name == total.name }
+                        #expect(other?.runs == total.runs && close(total.seconds, other?.seconds ?? -1), "\(total.name)")
+                    }
+                }
+                #expect(merged.tempos == one.tempos)
+                #expect(merged.takes.map(\.bpm) == one.takes.map(\.bpm))
+                for (mine, theirs) in zip(merged.takes, one.takes) {
+                    #expect(mine.points.count == theirs.points.count && zip(mine.points, theirs.points).allSatisfy {
+                        $0.date == $1.date && $0.takes == $1.takes && close($0.meanMs, $1.meanMs) && close($0.spreadMs, $1.spreadMs)
+                    })
+                }
+            }
+        }
+    }
+
     @Test func civilDatesCountDaysAcrossMonthsLeapYearsAndCenturies() {
         #expect(CivilDate(year: 1970, month: 1, dayOfMonth: 1)?.day == 0)
         #expect(CivilDate(year: 2000, month: 3, dayOfMonth: 1)?.day == 11_017)
