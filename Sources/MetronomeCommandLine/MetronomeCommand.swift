@@ -9,8 +9,9 @@ import MetronomeSession
 /// renders or lists the devices.
 public struct MetronomeCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
-        commandName: "metronome",
-        abstract: "A sample-accurate metronome: a beat on every beat, a bell on the first beat of every bar.",
+        commandName: "play",
+        abstract: "Plays the click (the default): a beat on every beat, a bell on the first beat of every bar.",
+        usage: "metronome [play] [<options>]",
         discussion: """
             Plays through ALSA until you press q or Ctrl-C, or renders a click track to a file. \
             On a terminal it draws a pendulum that reaches its extreme exactly when each click is heard; \
@@ -35,6 +36,8 @@ public struct MetronomeCommand: ParsableCommand {
               metronome --bpm 120 --output click.flac --bars 64 --rate 44100
               metronome --preset ballad   (a preset of ~/.config/metronome/config.toml)
               metronome stats             (what you practised: the practice log, charted)
+              metronome stats --since 2026-11-01 --song Waltz --json
+              metronome help stats        (stats' options)
 
             Defaults for any option, under its long name, and presets come from \
             $XDG_CONFIG_HOME/metronome/config.toml (TOML: volume = 0.6, device = "pipewire", loop = true); \

@@ -13,12 +13,19 @@ extension MetronomeCommand {
         // A crash restores the terminal before it kills (and the runtime's backtracer stays off the terminal).
         TerminalRescue.install()
         var typed = Array(CommandLine.arguments.dropFirst())
-        // `metronome stats …` reads the practice log; `metronome play …` is `metronome …`.
-        if typed.first == "stats" { return run(StatsCommand.self, Array(typed.dropFirst())) }
+        // `metronome stats …` and `metronome help …` are the root's; so are --version and the help dump
+        // (the man page), which know every subcommand. `metronome --help` is play's: every option.
+        if let first = typed.first, ["stats", "help", "--version", "--experimental-dump-help"].contains(first) {
+            return run(MetronomeRoot.self, typed)
+        }
+        if let first = typed.first, first == "--generate-completion-script" || first.hasPrefix("--generate-completion-script=") {
+            return run(CompletionShape.self, typed)
+        }
+        // `metronome play …` is `metronome …`: the config's defaults and preset go in front of what was typed.
         if typed.first == "play" { typed.removeFirst() }
         do {
             let resolution = try ConfigSelection.resolve(typed)
-            var command = try parseAsRoot(resolution.arguments)
+            var command = try MetronomeRoot.parseAsRoot(["play"] + resolution.arguments)
             if let metronome = command as? MetronomeCommand, metronome.config.printConfig {
                 print(SettingsListing(resolution).text, terminator: "")
                 _ = try metronome.makeRun()
@@ -29,16 +36,16 @@ extension MetronomeCommand {
         } catch let code as ExitCode {
             return code.rawValue
         } catch {
-            guard let failure = CommandFailure.from(error) else { exit(withError: error) }
+            guard let failure = CommandFailure.from(error, command: MetronomeRoot.self) else { MetronomeRoot.exit(withError: error) }
             StandardError.report(failure.message)
             return failure.status
         }
     }
 
-    /// Runs a command of its own, `stats`, as `runAsMain` runs the metronome.
+    /// Runs what the root parses (`stats`, `help`, --version…), reading no config file.
     static func run<Command: ParsableCommand>(_ type: Command.Type, _ arguments: [String]) -> Int32 {
         do {
-            var command = try type.parse(arguments)
+            var command = try type.parseAsRoot(arguments)
             try command.run()
             return 0
         } catch let code as ExitCode {

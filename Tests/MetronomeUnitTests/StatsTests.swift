@@ -233,6 +233,34 @@ import MetronomeTestSupport
         }
     }
 
+    /// `metronome` has its subcommands in swift-argument-parser's manner: play, the default, and stats.
+    @Test func playIsTheDefaultSubcommandAndStatsReadsNoConfig() throws {
+        let help = try run(metronomeBinary(), ["help"], environment: ["COLUMNS": "100"])
+        #expect(help.status == 0 && help.standardOutput.contains("play (default)") && help.standardOutput.contains("  stats "), "\(help.standardOutput)")
+        for arguments in [["help", "stats"], ["stats", "--help"]] {
+            let stats = try run(metronomeBinary(), arguments)
+            #expect(stats.status == 0 && stats.standardOutput.contains("--since <date>") && !stats.standardOutput.contains("--bpm"), "\(arguments)")
+        }
+        // metronome play … is metronome …: the same click track, byte for byte.
+        let played = directory.file("play.wav"), plain = directory.file("plain.wav")
+        #expect(try run(metronomeBinary(), ["play", "--bpm", "133", "--bars", "2", "--output", played]).status == 0)
+        #expect(try run(metronomeBinary(), ["--bpm", "133", "--bars", "2", "--output", plain]).status == 0)
+        #expect(FileManager.default.contents(atPath: played) == FileManager.default.contents(atPath: plain))
+        #expect(FileManager.default.contents(atPath: played)?.isEmpty == false)
+        // A broken config file stops play (78) but not stats, which has no option a config sets.
+        let config = directory.file("config")
+        try FileManager.default.createDirectory(atPath: config + "/metronome", withIntermediateDirectories: true)
+        try "bpm = [".write(toFile: config + "/metronome/config.toml", atomically: true, encoding: .utf8)
+        let environment = ["XDG_CONFIG_HOME": config, "XDG_STATE_HOME": directory.path]
+        #expect(try run(metronomeBinary(), ["play", "--print-config"], environment: environment).status == 78)
+        #expect(try run(metronomeBinary(), ["--print-config"], environment: environment).status == 78)
+        let stats = try run(metronomeBinary(), ["stats", "--json"], environment: environment)
+        #expect(stats.status == 0 && stats.standardOutput.hasPrefix("{\"totalSeconds\":0,"))
+        // A word that is no subcommand is play's stray argument: one line, 64.
+        let typo = try run(metronomeBinary(), ["stat"])
+        #expect(typo.status == 64 && typo.standardError == "metronome: Unexpected argument 'stat'\n", "\(typo.standardError)")
+    }
+
     @Test func badOptionsAreOneLineAnd64AndAMissingLogIs66() throws {
         for (arguments, message) in [(["--since", "2026-13-01"], "--since '2026-13-01' is not a date"), (["--weeks", "0"], "--weeks 0 is out of range")] {
             let result = try run(metronomeBinary(), ["stats"] + arguments)
