@@ -44,11 +44,13 @@ extension MetronomeCommand {
         let link = try link.settings(practice: practice, output: output, setlist: setlist)
         let inspector = try inspector.settings(output: output.output, link: link != nil)
         let osc = try self.osc.settings(output: output, tempoMap: practice.tempoMap)
+        try device.checkSilent(jack: jack != nil, output: output.output, listening: inspector != nil)
         if inspector?.mode == .calibrate, length == .endless { length = .bars(4) }
         let destination: Settings.Destination = if let file {
             .file(path: file.path, format: file.format)
         } else {
-            .live(Settings.Live(output: try jack.map(Settings.Output.jack) ?? .alsa(device: device.device, latency: try device.latency?.value()),
+            .live(Settings.Live(output: device.silent ? .silent
+                                    : try jack.map(Settings.Output.jack) ?? .alsa(device: device.device, latency: try device.latency?.value()),
                                 link: link, inspector: inspector, osc: osc, practiceLog: practiceLog(environment)))
         }
         let outputs = Settings.outputs(of: destination, trace: output.trace)

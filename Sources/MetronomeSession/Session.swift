@@ -295,6 +295,8 @@ package enum Session {
         switch output {
         case .alsa(let device, let latency):
             return .device(try openSink(device: device, latency: latency, rate: settings.rate))
+        case .silent:
+            return .device(SilentSink(rate: settings.rate, periodFrames: SilentSink.standardPeriod))
         case .jack(let jack):
             do {
                 let client = try JackOutput(name: jack.name, split: jack.split, midi: jack.midiOut, midiIn: jack.midiIn) { rate in

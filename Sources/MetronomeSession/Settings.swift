@@ -84,6 +84,8 @@ package struct Settings: Sendable, Equatable {
         case alsa(device: String?, latency: Latency?)
         /// `--jack`: a JACK client of our own.
         case jack(JackClientSettings)
+        /// `--silent`: nothing played, no device and no ALSA opened; the monotonic clock stands in for the card's.
+        case silent
 
         package var jackSettings: JackClientSettings? {
             if case .jack(let settings) = self { settings } else { nil }

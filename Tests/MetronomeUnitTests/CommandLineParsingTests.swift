@@ -9,6 +9,18 @@ import MetronomeTestSupport
 /// The command line parsed in-process: typed values, option groups, one
 /// reading of the files, and the one place failures become exit statuses.
 @Suite struct CommandLineParsingTests {
+    /// `--silent` plays on no device: nothing that would open one, record or write a file goes with it.
+    @Test func silentPlaysOnNoDeviceAndRefusesWhatWouldOpenOne() throws {
+        guard case .live(let live) = try parsedSettings("--silent", "--bpm", "90").destination else { Issue.record("not live"); return }
+        #expect(live.output == .silent)
+        guard case .live(let plain) = try parsedSettings("--bpm", "90").destination, case .alsa = plain.output else { Issue.record("not ALSA"); return }
+        for (arguments, name) in [(["--device", "hw:0"], "--device"), (["--latency", "20"], "--latency"), (["--jack"], "--jack"),
+                                  (["--output", "a.wav", "--bars", "1"], "--output"), (["--inspect"], "--inspect or --calibrate"),
+                                  (["--calibrate"], "--inspect or --calibrate"), (["--list-devices"], "--list-devices")] {
+            expectRefused(["--silent"] + arguments, saying: "--silent opens no sound device: it does not go with \(name)")
+        }
+    }
+
     @Test func eachValueIsParsedByItsOwnTypeAsTheLineIsRead() throws {
         let command = try MetronomeCommand.parse(["--bpm", "92.5", "--meter", "7/8", "--rate", "44100", "--duration", "1h30m",
                                                   "--easing", "sine", "--click-at", "center", "--style", "unicode", "--until", "140",
