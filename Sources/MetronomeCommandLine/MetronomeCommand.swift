@@ -34,6 +34,7 @@ public struct MetronomeCommand: ParsableCommand {
               metronome --setlist tonight.txt --song Waltz   (n / p: next / previous song)
               metronome --bpm 137 --output click.wav --duration 1h
               metronome --bpm 120 --output click.flac --bars 64 --rate 44100
+              metronome --bpm 100 --silent --flash   (the beat seen, not heard)
               metronome --preset ballad   (a preset of ~/.config/metronome/config.toml)
               metronome stats             (what you practised: the practice log, charted)
               metronome stats --since 2026-11-01 --song Waltz --json

@@ -28,12 +28,16 @@ struct PictureOptions: ParsableArguments {
             help: ArgumentHelp("Pictures drawn per second, 1 to 240 (e.g. --fps 30). Default 60.", valueName: "n"))
     var fps: OptionValue<PictureRate>?
 
+    @Flag(name: .long, help: "A visual beat: the picture in reverse video for 100 ms after each bell (at most half a beat), the status line after each other beat.")
+    var flash = false
+
     /// The picture these options ask for, the rest as by default.
     func settings() throws -> Settings.Picture {
+        if flash, noPendulum { throw SessionError.badRequest("--flash is drawn on the picture: it does not go with --no-pendulum") }
         let standard = Settings.Picture()
         return Settings.Picture(pendulum: !noPendulum, swingAngle: try angle?.value().degrees ?? standard.swingAngle,
                                 easing: easing ?? standard.easing, clickAt: clickAt ?? standard.clickAt, style: style ?? standard.style,
                                 visualOffsetMicroseconds: try visualOffset?.value().microseconds ?? standard.visualOffsetMicroseconds,
-                                framesPerSecond: try fps?.value().framesPerSecond ?? standard.framesPerSecond)
+                                framesPerSecond: try fps?.value().framesPerSecond ?? standard.framesPerSecond, flash: flash)
     }
 }

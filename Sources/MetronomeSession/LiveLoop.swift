@@ -151,7 +151,7 @@ final class LiveLoop {
         let frame = view.frame(at: now, sample: playback.position.snapshot(), underruns: playback.underruns)
         if frame.draw { screen.draw(view.grid) }
         if !frame.lines.isEmpty { screen.emit(frame.lines) }
-        if frame.traced { trace?.frame(time: now, audioFrame: frame.shownFrame, angle: frame.angle) }
+        if frame.traced { trace?.frame(time: now, audioFrame: frame.shownFrame, angle: frame.angle, flash: frame.flash?.rawValue) }
         trace?.flush()
         if trace?.failure != nil { playback.stop() }  // a trace that cannot be written ends the run
     }

@@ -38,6 +38,13 @@ struct LiveView {
         var lines: String
         /// Whether the trace records the frame: every picture made while tracing.
         var traced = false
+        /// `--flash`: what the picture flashes for, if it does.
+        var flash: Flash?
+    }
+
+    /// What a `--flash` picture flashes for: a bell inverts it whole, another beat its status line.
+    enum Flash: String {
+        case bell, beat
     }
 
     let picture: Bool
@@ -47,6 +54,9 @@ struct LiveView {
     let planned: Bool
     let verbosity: Settings.Verbosity
     let style: PictureStyle
+    let flash: Bool
+    /// What the picture last made (`probe`) flashes for.
+    private var probeFlash: Flash?
     let countInBars: Int64
     let visualOffsetFrames: Int64
     let latencyTenths: Int64?
@@ -107,6 +117,7 @@ struct LiveView {
         self.planned = planned
         verbosity = settings.verbosity
         style = settings.picture.style
+        flash = settings.picture.flash
         countInBars = settings.rhythm.countInBars
         visualOffsetFrames = settings.picture.visualOffsetMicroseconds * rate.framesPerSecond / 1_000_000
         self.latencyTenths = latencyTenths
@@ -328,6 +339,7 @@ struct LiveView {
             ahead = nil
             result.draw = mustDraw || tracing || probe != grid
             result.traced = tracing
+            result.flash = probeFlash
             swap(&grid, &probe)
             mustDraw = false
         } else {
@@ -448,7 +460,24 @@ struct LiveView {
         probe.copy(from: body)
         PendulumPicture.drawFront(into: &probe, angle: angle, status: status, statusLine: line, style: style)
         if helpShown { PendulumPicture.drawHelp(into: &probe, style: style) }
+        probeFlash = flash ? Self.flash(shown: shown, lastHeard: lastHeard, history: history, bell: position?.beat == 0) : nil
+        switch probeFlash {
+        case .bell: probe.invert(rows: 0..<probe.height)
+        case .beat: probe.invert(rows: (probe.height - 1)..<probe.height)
+        case nil: break
+        }
         return angle
+    }
+
+    /// What frame `shown` flashes for: the click last heard, if it was heard less than the flash's
+    /// length ago (100 ms, at most half the time to the next click), and if that click is a bell.
+    static func flash(shown: Int64, lastHeard: Int64, history: PassageHistory, bell: Bool) -> Flash? {
+        guard lastHeard >= 0 else { return nil }
+        let passage = history.passage(forClick: lastHeard)
+        let heard = passage.frame(ofClick: lastHeard)
+        let length = min(passage.grid.rate.framesPerSecond / 10, (passage.frame(ofClick: lastHeard + 1) - heard) / 2)
+        guard shown - heard < length else { return nil }
+        return bell ? .bell : .beat
     }
 
     /// Bars as a musician counts them, from 1; the count-in's from 1 within it.

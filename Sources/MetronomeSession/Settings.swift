@@ -154,9 +154,12 @@ package struct Settings: Sendable, Equatable {
         /// Positive: the picture is shown later than the sound, by this much.
         package let visualOffsetMicroseconds: Int64
         package let framesPerSecond: Int
+        /// `--flash`: the picture in reverse video just after each bell, the status line after each other beat.
+        package let flash: Bool
 
         package init(pendulum: Bool = true, swingAngle: Double = 30, easing: Easing = .easeInOut, clickAt: PendulumMotion.ClickPosition = .edge,
-                    style: PictureStyle = .ascii, visualOffsetMicroseconds: Int64 = 0, framesPerSecond: Int = 60) {
+                    style: PictureStyle = .ascii, visualOffsetMicroseconds: Int64 = 0, framesPerSecond: Int = 60, flash: Bool = false) {
+            self.flash = flash
             self.pendulum = pendulum
             self.swingAngle = swingAngle
             self.easing = easing

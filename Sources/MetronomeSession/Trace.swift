@@ -51,9 +51,11 @@ package final class Trace {
         line(text + "}")
     }
 
-    package func frame(time: MonotonicInstant, audioFrame: Int64, angle: Double) {
+    /// A picture drawn; with `--flash`, what it flashes for (`bell`, `beat`), if it does.
+    package func frame(time: MonotonicInstant, audioFrame: Int64, angle: Double, flash: String? = nil) {
         let seconds = Double(time.nanoseconds) / 1e9
-        line("{\"type\":\"frame\",\"time\":\(seconds),\"audioFrame\":\(audioFrame),\"angle\":\(angle)}")
+        let flashing = flash.map { ",\"flash\":\"\($0)\"" } ?? ""
+        line("{\"type\":\"frame\",\"time\":\(seconds),\"audioFrame\":\(audioFrame),\"angle\":\(angle)\(flashing)}")
     }
 
     /// The first lines of a run: its first tempo, and the song playing when a setlist plays.

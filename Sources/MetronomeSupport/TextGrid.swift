@@ -235,12 +235,29 @@ package struct TextGrid: Equatable, Sendable {
         drawn[y].add(x, x + 1)
     }
 
-    package func character(x: Int, y: Int) -> Unicode.Scalar { Unicode.Scalar(cells[y * width + x]) ?? " " }
+    /// A cell's bit for reverse video (`ESC[7m`, `--flash`): above every Unicode scalar value.
+    package static let inverse: UInt32 = 1 << 31
+
+    /// Shows `rows` in reverse video, every cell of them, drawn or blank.
+    package mutating func invert(rows: Range<Int>) {
+        let rows = rows.clamped(to: 0..<height)
+        guard !rows.isEmpty else { return }
+        let width = self.width
+        cells.withUnsafeMutableBufferPointer { cells in
+            for index in (rows.lowerBound * width)..<(rows.upperBound * width) { cells[index] |= Self.inverse }
+        }
+        for row in rows { drawn[row].add(0, width) }
+    }
+
+    /// Whether the cell at column `x`, row `y` is shown in reverse video.
+    package func isInverted(x: Int, y: Int) -> Bool { cells[y * width + x] & Self.inverse != 0 }
+
+    package func character(x: Int, y: Int) -> Unicode.Scalar { Unicode.Scalar(cells[y * width + x] & ~Self.inverse) ?? " " }
 
     /// Row `y` as text.
     package func line(_ y: Int) -> String {
         var scalars = String.UnicodeScalarView()
-        for value in cells[(y * width)..<((y + 1) * width)] { scalars.append(Unicode.Scalar(value) ?? " ") }
+        for value in cells[(y * width)..<((y + 1) * width)] { scalars.append(Unicode.Scalar(value & ~Self.inverse) ?? " ") }
         return String(scalars)
     }
 

@@ -114,8 +114,9 @@ package final class TerminalScreen {
         if !written { shown = TextGrid(width: 0, height: 0) }
     }
 
-    /// The most bytes a frame of `grid` can take: every row moved to and every cell in four bytes.
-    static func room(for grid: TextGrid) -> Int { grid.height * cursorMoveRoom + grid.cells.count * 4 }
+    /// The most bytes a frame of `grid` can take: every row moved to, every cell in four bytes
+    /// and a change into or out of reverse video before it, and reverse video ended after each row.
+    static func room(for grid: TextGrid) -> Int { grid.height * (cursorMoveRoom + 5) + grid.cells.count * 9 }
 
     /// `ESC [ row ; column H`, each number at most 20 digits.
     static let cursorMoveRoom = 44
@@ -139,14 +140,36 @@ package final class TerminalScreen {
         return cursor - bytes.baseAddress!
     }
 
-    /// A move to `columns` of `row` and the cells there.
+    /// A move to `columns` of `row` and the cells there; reverse video (`ESC[7m`) where a cell
+    /// has it, ended (`ESC[27m`) where it stops and at the span's end, so no other text inherits it.
     static func putRow(_ row: Int, columns: Range<Int>, of grid: TextGrid, at cursor: inout UnsafeMutablePointer<UInt8>) {
         putCursorMove(toRow: row + 1, column: columns.lowerBound + 1, at: &cursor)
+        var inverted = false
         grid.cells.withUnsafeBufferPointer { cells in
             for index in (row * grid.width + columns.lowerBound)..<(row * grid.width + columns.upperBound) {
-                putUTF8(cells[index], at: &cursor)
+                let cell = cells[index]
+                if (cell & TextGrid.inverse != 0) != inverted {
+                    inverted.toggle()
+                    putReverseVideo(inverted, at: &cursor)
+                }
+                putUTF8(cell & ~TextGrid.inverse, at: &cursor)
             }
         }
+        if inverted { putReverseVideo(false, at: &cursor) }
+    }
+
+    /// `ESC [ 7 m` (reverse video on) or `ESC [ 2 7 m` (off).
+    static func putReverseVideo(_ on: Bool, at cursor: inout UnsafeMutablePointer<UInt8>) {
+        cursor[0] = 0x1B
+        cursor[1] = UInt8(ascii: "[")
+        cursor += 2
+        if !on {
+            cursor.pointee = UInt8(ascii: "2")
+            cursor += 1
+        }
+        cursor[0] = UInt8(ascii: "7")
+        cursor[1] = UInt8(ascii: "m")
+        cursor += 2
     }
 
     /// `ESC [ row ; column H`.

@@ -20,6 +20,11 @@ package final class TmuxPane {
 
     package func capture() throws -> String { try run("/usr/bin/tmux", ["-L", socket, "capture-pane", "-p"]).standardOutput }
 
+    /// What the pane shows with its attributes as escape sequences (reverse video is `ESC[7m`).
+    package func captureWithAttributes() throws -> String {
+        try run("/usr/bin/tmux", ["-L", socket, "capture-pane", "-e", "-p"]).standardOutput
+    }
+
     /// Resizes the pane's window, as a user dragging the terminal would.
     package func resize(width: Int, height: Int) throws {
         _ = try run("/usr/bin/tmux", ["-L", socket, "resize-window", "-x", "\(width)", "-y", "\(height)"])

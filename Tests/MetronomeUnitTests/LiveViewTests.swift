@@ -110,6 +110,20 @@ private final class LiveRig {
 private func character(_ text: String) -> Key { .character(UInt8(ascii: Unicode.Scalar(text)!)) }
 
 @Suite struct LiveViewTests {
+    /// `--flash`: the frames less than 100 ms after a click, or half the time to the next at fast tempos,
+    /// flash; a bar's first beat inverts the picture, another beat the status line.
+    @Test func theFlashLastsATenthOfASecondOrHalfABeat() {
+        for (bpm, length) in [(120, Int64(4_800)), (600, Int64(2_400))] {
+            let history = PassageHistory(Passage(schedule: ClickSchedule(tempo: Tempo(bpm: bpm)!, rate: .standard)))
+            let click: Int64 = 8, heard = history.passage(forClick: click).frame(ofClick: click)
+            #expect(LiveView.flash(shown: heard, lastHeard: click, history: history, bell: true) == .bell)
+            #expect(LiveView.flash(shown: heard + length - 1, lastHeard: click, history: history, bell: false) == .beat)
+            #expect(LiveView.flash(shown: heard + length, lastHeard: click, history: history, bell: true) == nil, "\(bpm)")
+            #expect(LiveView.flash(shown: 10, lastHeard: -1, history: history, bell: true) == nil)
+        }
+        expectRefused(["--flash", "--no-pendulum"], saying: "--flash is drawn on the picture: it does not go with --no-pendulum")
+    }
+
     /// With --inspect the status line listens, then shows the notes the inspector matched and the
     /// picture marks the last, from the next frame on; the rod goes on at the heard frame's angle.
     @Test func theNotesHeardShowOnTheStatusLineAndThePictureMarksTheLast() {

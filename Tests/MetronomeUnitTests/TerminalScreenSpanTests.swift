@@ -40,6 +40,30 @@ import MetronomeTestSupport
         }
     }
 
+    /// `--flash`'s reverse video: on before the first inverted cell of a span, off where it stops
+    /// and at the span's end, so nothing after the frame is written inverted.
+    @Test func invertedCellsAreWrittenInReverseVideoAndLeaveItOff() {
+        var grid = TextGrid(width: 6, height: 3)
+        grid.write("abcdef", x: 0, y: 0)
+        grid.write("ghijkl", x: 0, y: 1)
+        grid.invert(rows: 1..<2)
+        #expect(grid.line(1) == "ghijkl" && grid.character(x: 2, y: 1) == "i" && grid.isInverted(x: 2, y: 1) && !grid.isInverted(x: 2, y: 0))
+        var shown = TextGrid(width: 0, height: 0)
+        let whole = String(decoding: Self.frameBytes(grid, over: &shown), as: UTF8.self)
+        #expect(whole == "\u{1B}[1;1Habcdef\u{1B}[2;1H\u{1B}[7mghijkl\u{1B}[27m\u{1B}[3;1H      ")
+        // The same cells not inverted are a change: the row is written again, plainly.
+        var plain = TextGrid(width: 6, height: 3)
+        plain.write("abcdef", x: 0, y: 0)
+        plain.write("ghijkl", x: 0, y: 1)
+        #expect(plain != grid)
+        #expect(String(decoding: Self.frameBytes(plain, over: &shown), as: UTF8.self) == "\u{1B}[2;1Hghijkl")
+        // Within a row, reverse video goes on and off with the cells.
+        var mixed = plain
+        mixed.invert(rows: 0..<1)
+        mixed.write("xy", x: 2, y: 0)
+        #expect(String(decoding: Self.frameBytes(mixed, over: &shown), as: UTF8.self) == "\u{1B}[1;1H\u{1B}[7mab\u{1B}[27mxy\u{1B}[7mef\u{1B}[27m")
+    }
+
     @Test func rowsAndColumnsAreWrittenInDecimal() {
         for value in [0, 1, 9, 10, 35, 99, 100, 101, 999, 1_000, 4_096, 65_535] {
             var bytes = [UInt8](repeating: 0, count: 20)
