@@ -9,18 +9,9 @@ import MetronomeTestSupport
     struct Click { let frame: Int64, firstOfBar: Bool }
 
     static func read(_ path: String) -> (frames: [Frame], clicks: [Click]) {
-        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-        var frames: [Frame] = [], clicks: [Click] = []
-        for line in text.split(separator: "\n") {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
-            let number = { (key: String) in (object[key] as? NSNumber)?.int64Value ?? -1 }
-            switch object["type"] as? String {
-            case "frame": frames.append(Frame(audioFrame: number("audioFrame"), flash: object["flash"] as? String))
-            case "click": clicks.append(Click(frame: number("frame"), firstOfBar: number("beatInBar") == 1))
-            default: break
-            }
-        }
-        return (frames, clicks)
+        let objects = traceObjects(path)
+        return (objects.filter { $0["type"] as? String == "frame" }.map { Frame(audioFrame: traceNumber($0, "audioFrame"), flash: $0["flash"] as? String) },
+                objects.filter { $0["type"] as? String == "click" }.map { Click(frame: traceNumber($0, "frame"), firstOfBar: traceNumber($0, "beatInBar") == 1) })
     }
 
     /// What frame `frame` flashes for by the rule, worked out from the traced clicks: the last click

@@ -11,11 +11,9 @@ import MetronomeTestSupport
     struct TempoEvent { let bpm: String, frame: Int64 }
 
     static func read(_ path: String) -> (clicks: [Click], tempi: [TempoEvent]) {
-        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         var clicks: [Click] = [], tempi: [TempoEvent] = []
-        for line in text.split(separator: "\n") {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
-            let number = { (key: String) in (object[key] as? NSNumber)?.int64Value ?? -1 }
+        for object in traceObjects(path) {
+            let number = { (key: String) in traceNumber(object, key) }
             switch object["type"] as? String {
             case "click":
                 clicks.append(Click(frame: number("frame"), beat: number("beat"), bar: number("bar"),

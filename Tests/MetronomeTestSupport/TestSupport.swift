@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Testing
 import MetronomeTiming
@@ -97,3 +98,13 @@ package func expectExactClicks(_ heard: [(click: Int64, offset: Int64, bell: Boo
         #expect(click.bell == schedule.isBell(click: click.click), "\(click)", sourceLocation: sourceLocation)
     }
 }
+
+/// The lines of a `--trace` file read so far, each a JSON object; a line that is none
+/// (the one being written) is left out.
+package func traceObjects(_ path: String) -> [[String: Any]] {
+    let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+}
+
+/// A whole number field of a trace line; -1 when it has none.
+package func traceNumber(_ object: [String: Any], _ key: String) -> Int64 { (object[key] as? NSNumber)?.int64Value ?? -1 }
