@@ -244,8 +244,8 @@ package struct PracticeStats: Sendable, Equatable {
         package var stats: PracticeStats {
             var reachedByPiece: [String: [CivilDate: Double]] = [:]
             for (index, key) in reached.keys.enumerated() {
-                let date = Self.date(ofKey: key), bpm = reached.values[index]
-                reachedByPiece[names.names[Int(key >> 32)], default: [:]][date] = max(reachedByPiece[names.names[Int(key >> 32)]]?[date] ?? bpm, bpm)
+                let piece = names.names[Int(key >> 32)], date = Self.date(ofKey: key), bpm = reached.values[index]
+                reachedByPiece[piece, default: [:]][date] = max(reachedByPiece[piece]?[date] ?? bpm, bpm)
             }
             // The takes by tempo, then day: each tempo's rank and the day (from the earliest a key holds) in one sortable key.
             var rank = [Int](repeating: 0, count: tempos.count)
