@@ -27,8 +27,8 @@ package enum TerminalRescue {
         return pointer
     }()
 
-    /// Shows the cursor and leaves the alternate screen.
-    static let leaveScreen: [UInt8] = Array("\u{1B}[?25h\u{1B}[?1049l".utf8)
+    /// Reverse video off (a frame cut between `--flash`'s ESC[7m and ESC[27m), the cursor shown, the main screen back.
+    static let leaveScreen: [UInt8] = Array("\u{1B}[27m\u{1B}[?25h\u{1B}[?1049l".utf8)
     nonisolated(unsafe) static let leaveScreenBytes: UnsafeMutableBufferPointer<UInt8> = {
         let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: leaveScreen.count)
         _ = buffer.initialize(from: leaveScreen)

@@ -62,6 +62,8 @@ import MetronomeTestSupport
         mixed.invert(rows: 0..<1)
         mixed.write("xy", x: 2, y: 0)
         #expect(String(decoding: Self.frameBytes(mixed, over: &shown), as: UTF8.self) == "\u{1B}[1;1H\u{1B}[7mab\u{1B}[27mxy\u{1B}[7mef\u{1B}[27m")
+        // A frame cut short in reverse video (a crash, SIGQUIT) leaves none behind: leaving the screen turns it off first.
+        #expect(String(decoding: TerminalRescue.leaveScreen, as: UTF8.self).hasPrefix("\u{1B}[27m"))
     }
 
     @Test func rowsAndColumnsAreWrittenInDecimal() {
