@@ -17,6 +17,9 @@ package struct TextGrid: Equatable, Sendable {
     private var backdrop: [UInt32] = []
     /// Each row's columns drawn since the copy: elsewhere in the row the cells are the backdrop's.
     private var drawn: [Columns]
+    /// Whether any cell may be in reverse video (`invert` since the last copy or clear): a grid
+    /// without (every frame but `--flash`'s) is written without looking at each cell's bit.
+    package private(set) var mayBeInverted = false
 
     /// Columns `start..<end` of a row, none while `start >= end`: a union is a `min` and a `max`.
     struct Columns: Sendable {
@@ -52,6 +55,8 @@ package struct TextGrid: Equatable, Sendable {
     package mutating func copy(from other: TextGrid) {
         precondition(width == other.width && height == other.height, "grids of different sizes")
         let width = self.width
+        // Inverted rows were drawn whole, so the copy puts every one of their cells back.
+        mayBeInverted = other.mayBeInverted
         if Self.share(backdrop, other.cells) {
             cells.withUnsafeMutableBufferPointer { target in
                 other.cells.withUnsafeBufferPointer { source in
@@ -172,6 +177,7 @@ package struct TextGrid: Equatable, Sendable {
     package mutating func clear() {
         cells.withUnsafeMutableBufferPointer { $0.update(repeating: Self.blank) }
         backdrop = []
+        mayBeInverted = false
     }
 
     /// Puts `character` at column `x`, row `y`; outside the grid it is dropped.
@@ -247,6 +253,7 @@ package struct TextGrid: Equatable, Sendable {
             for index in (rows.lowerBound * width)..<(rows.upperBound * width) { cells[index] |= Self.inverse }
         }
         for row in rows { drawn[row].add(0, width) }
+        mayBeInverted = true
     }
 
     /// Whether the cell at column `x`, row `y` is shown in reverse video.

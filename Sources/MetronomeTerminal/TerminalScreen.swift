@@ -144,6 +144,14 @@ package final class TerminalScreen {
     /// has it, ended (`ESC[27m`) where it stops and at the span's end, so no other text inherits it.
     static func putRow(_ row: Int, columns: Range<Int>, of grid: TextGrid, at cursor: inout UnsafeMutablePointer<UInt8>) {
         putCursorMove(toRow: row + 1, column: columns.lowerBound + 1, at: &cursor)
+        guard grid.mayBeInverted else {
+            grid.cells.withUnsafeBufferPointer { cells in
+                for index in (row * grid.width + columns.lowerBound)..<(row * grid.width + columns.upperBound) {
+                    putUTF8(cells[index], at: &cursor)
+                }
+            }
+            return
+        }
         var inverted = false
         grid.cells.withUnsafeBufferPointer { cells in
             for index in (row * grid.width + columns.lowerBound)..<(row * grid.width + columns.upperBound) {
