@@ -136,40 +136,44 @@ import MetronomeTestSupport
     @Test(.enabled(if: JackTransportTests.ready || JackTransportTests.required))
     func aSetlistsNextSongIsStopSongPositionZeroAndStartOnItsBarLine() throws {
         try #require(JackTransportTests.ready, "\(JackTransportTests.needs)")
-        let loopback = try JackLoopback()
-        let file = loopback.home.file("clock.jsonl"), setlist = loopback.home.file("set.txt")
-        try "One: 120\nTwo: 150 3/4\n".write(toFile: setlist, atomically: true, encoding: .utf8)
-        let recorder = try TransportProbe(on: loopback, ["midi", "-", "6", file], name: "recorder")
-        try recorder.wait(forLine: "recording")
-        let metronome = try loopback.launch(metronomeBinary(), ["--jack", "--no-connect", "--midi-clock", "--midi-connect", "probe_midi:in",
-                                                                "--midi-in", "--no-pendulum", "--quiet", "--setlist", setlist],
-                                            log: loopback.home.file("metronome.log"))
-        try loopback.waitForPort("metronome:midi_in")
-        let sender = try TransportProbe(on: loopback, ["send", "metronome:midi_in", "2000:99,26,64", "4000:89,26,00"], name: "sender")
-        try sender.wait(forLine: "ready")
-        sender.send("go")
-        try sender.wait(for: "sent", seconds: 30) { $0.filter { $0.hasPrefix("sent ") }.count == 2 }
-        #expect(recorder.finish() == 0, "\(recorder.log)")
-        metronome.interrupt()
-        metronome.waitUntilExit()
-        let rows = try TransportProbe.rows(file)
-        let stop = try #require(rows.first { ($0["bytes"] as? [Int]) == [0xFC] }, "no Stop: \(rows.prefix(4))")
-        let start = try #require(rows.first { ($0["bytes"] as? [Int]) == [0xFA] }, "no Start")
-        let clock = try #require(rows.first { ($0["bytes"] as? [Int]) == [0xF8] }, "no clock")
-        func frame(_ row: [String: Any]) -> Int64 { (row["frameTime"] as? NSNumber)?.int64Value ?? -1 }
-        // Song One's beats before the switch: whole bars of 4 (24 000 frames a beat at 120).
-        let beatsOfOne = (frame(stop) - frame(clock)) / 24_000
-        #expect(beatsOfOne > 0 && beatsOfOne % 4 == 0 && (frame(stop) - frame(clock)) % 24_000 == 0, "Stop at \(frame(stop)), first clock \(frame(clock))")
-        let entries = "[[\(beatsOfOne), 4, \"120\"], [30, 4, \"150\"]]"
-        let checked = try run(MidoReading.python, [Self.checker, file, "48000", entries])
-        #expect(checked.status == 0, "\(checked.standardError)")
-        let check = try JSONDecoder().decode(Check.self, from: Data(checked.standardOutput.utf8))
-        #expect(check.differing == 0 && check.clocks > Int(beatsOfOne) * 24 + 48, "\(check.clocks) clocks, \(check.differing) off their frames")
-        let switched = frame(stop) - frame(clock)
-        let others = check.others.map { "\($0.type)@\($0.frame)" + ($0.pos.map { " \($0)" } ?? "") }
-        #expect(Array(others.prefix(5)) == ["songpos@0 0", "start@0", "stop@\(switched)", "songpos@\(switched) 0", "start@\(switched)"], "\(others)")
-        #expect(frame(start) == frame(clock))
-        #expect(((try? String(contentsOfFile: loopback.home.file("metronome.log"), encoding: .utf8)) ?? "") == "")
+        try takes(3, "a setlist's next song on the clock") { _, _ in
+            let loopback = try JackLoopback()
+            let file = loopback.home.file("clock.jsonl"), setlist = loopback.home.file("set.txt")
+            try "One: 120\nTwo: 150 3/4\n".write(toFile: setlist, atomically: true, encoding: .utf8)
+            let recorder = try TransportProbe(on: loopback, ["midi", "-", "6", file], name: "recorder")
+            try recorder.wait(forLine: "recording")
+            let metronome = try loopback.launch(metronomeBinary(), ["--jack", "--no-connect", "--midi-clock", "--midi-connect", "probe_midi:in",
+                                                                    "--midi-in", "--no-pendulum", "--quiet", "--setlist", setlist],
+                                                log: loopback.home.file("metronome.log"))
+            try loopback.waitForPort("metronome:midi_in")
+            let sender = try TransportProbe(on: loopback, ["send", "metronome:midi_in", "2000:99,26,64", "4000:89,26,00"], name: "sender")
+            try sender.wait(forLine: "ready")
+            sender.send("go")
+            try sender.wait(for: "sent", seconds: 30) { $0.filter { $0.hasPrefix("sent ") }.count == 2 }
+            #expect(recorder.finish() == 0, "\(recorder.log)")
+            metronome.interrupt()
+            metronome.waitUntilExit()
+            let rows = try TransportProbe.rows(file)
+            let stop = try #require(rows.first { ($0["bytes"] as? [Int]) == [0xFC] }, "no Stop: \(rows.prefix(4))")
+            let start = try #require(rows.first { ($0["bytes"] as? [Int]) == [0xFA] }, "no Start")
+            let clock = try #require(rows.first { ($0["bytes"] as? [Int]) == [0xF8] }, "no clock")
+            func frame(_ row: [String: Any]) -> Int64 { (row["frameTime"] as? NSNumber)?.int64Value ?? -1 }
+            // Song One's beats before the switch: whole bars of 4 (24 000 frames a beat at 120).
+            let beatsOfOne = (frame(stop) - frame(clock)) / 24_000
+            #expect(beatsOfOne > 0 && beatsOfOne % 4 == 0 && (frame(stop) - frame(clock)) % 24_000 == 0, "Stop at \(frame(stop)), first clock \(frame(clock))")
+            let entries = "[[\(beatsOfOne), 4, \"120\"], [30, 4, \"150\"]]"
+            let checked = try run(MidoReading.python, [Self.checker, file, "48000", entries])
+            #expect(checked.status == 0, "\(checked.standardError)")
+            let check = try JSONDecoder().decode(Check.self, from: Data(checked.standardOutput.utf8))
+            #expect(check.differing == 0 && check.clocks > Int(beatsOfOne) * 24 + 48, "\(check.clocks) clocks, \(check.differing) off their frames")
+            let switched = frame(stop) - frame(clock)
+            let others = check.others.map { "\($0.type)@\($0.frame)" + ($0.pos.map { " \($0)" } ?? "") }
+            #expect(Array(others.prefix(5)) == ["songpos@0 0", "start@0", "stop@\(switched)", "songpos@\(switched) 0", "start@\(switched)"], "\(others)")
+            #expect(frame(start) == frame(clock))
+            #expect(((try? String(contentsOfFile: loopback.home.file("metronome.log"), encoding: .utf8)) ?? "") == "")
+            // A late cycle of jackd's on a loaded machine moves the frames read: that take is taken again.
+            return !loopback.serverHadXrun
+        }
     }
 
     /// What a follower (`--follow-midi-clock`, named `follower`, into the

@@ -13,50 +13,55 @@ import MetronomeTestSupport
     @Test(.enabled(if: JackPlaybackServerTests.ready || JackPlaybackServerTests.required))
     func theBellPortHasTheBarStartsAndTheBeatPortTheOtherBeatsOnTheGrid() throws {
         try #require(JackPlaybackServerTests.ready, "\(JackPlaybackServerTests.needs)")
-        let directory = TemporaryDirectory()
-        let (beat, bell) = try writeImpulseSoundFiles(in: directory)
-        let loopback = try JackLoopback()
-        let recorder = try JackLoopback.buildTool("jack_multi_rec", into: loopback.home.path, flags: ["-ljack"])
-        let errors = loopback.home.file("stderr"), file = loopback.home.file("voices.f32")
-        let metronome = try loopback.launch(metronomeBinary(), ["--jack", "--jack-ports", "split", "--no-connect", "--no-pendulum",
-                                                                "--bpm", "137", "--meter", "3/4", "--duration", "12",
-                                                                "--beat-sound", beat, "--bell-sound", bell], log: errors)
-        for port in ["bell", "beat", "sub", "poly"] { try loopback.waitForPort("metronome:\(port)") }
-        // The recorder connects the ports named to its inputs itself.
-        let recording = try loopback.launch(recorder, ["6", file, "metronome:bell", "metronome:beat"], log: loopback.home.file("recorder.log"))
-        recording.waitUntilExit()
-        metronome.waitUntilExit()
-        let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-        #expect(recording.terminationStatus == 0)
-        #expect(metronome.terminationStatus == 0, "\(stderr)")
-        #expect(!stderr.contains("underrun"), "\(stderr)")
+        try takes(3, "a port a voice") { _, last in
+            let directory = TemporaryDirectory()
+            let (beat, bell) = try writeImpulseSoundFiles(in: directory)
+            let loopback = try JackLoopback()
+            let recorder = try JackLoopback.buildTool("jack_multi_rec", into: loopback.home.path, flags: ["-ljack"])
+            let errors = loopback.home.file("stderr"), file = loopback.home.file("voices.f32")
+            let metronome = try loopback.launch(metronomeBinary(), ["--jack", "--jack-ports", "split", "--no-connect", "--no-pendulum",
+                                                                    "--bpm", "137", "--meter", "3/4", "--duration", "12",
+                                                                    "--beat-sound", beat, "--bell-sound", bell], log: errors)
+            for port in ["bell", "beat", "sub", "poly"] { try loopback.waitForPort("metronome:\(port)") }
+            // The recorder connects the ports named to its inputs itself.
+            let recording = try loopback.launch(recorder, ["6", file, "metronome:bell", "metronome:beat"], log: loopback.home.file("recorder.log"))
+            recording.waitUntilExit()
+            metronome.waitUntilExit()
+            let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+            #expect(recording.terminationStatus == 0)
+            #expect(metronome.terminationStatus == 0, "\(stderr)")
+            // An xrun on a loaded machine is the harness's, not the metronome's: take it again.
+            if stderr.contains("underrun") && !last { return false }
+            #expect(!stderr.contains("underrun"), "\(stderr)")
 
-        let samples = try Data(contentsOf: URL(fileURLWithPath: file)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-        let bells = onsets(stride(from: 0, to: samples.count, by: 2).map { samples[$0] })
-        let beats = onsets(stride(from: 1, to: samples.count, by: 2).map { samples[$0] })
-        let schedule = ClickSchedule(tempo: try Tempo(parsing: "137"), meter: try Meter(parsing: "3/4"), rate: .standard)
-        let first = try #require(bells.first, "no bell recorded: \(stderr)")
-        // The recording starts mid-run, on a bar start the track reached some seconds in: read
-        // the onsets against the track's own grid from the bar start that fits them best.
-        func heard(from bar: Int64) -> (bells: [(click: Int64, offset: Int64, bell: Bool)], beats: [(click: Int64, offset: Int64, bell: Bool)]) {
-            let origin = (frame: first.frame - schedule.frame(ofClick: 3 * bar), value: first.value)
-            return (clicksHeard(bells, from: origin, on: schedule), clicksHeard(beats.filter { $0.frame > first.frame }, from: origin, on: schedule))
+            let samples = try Data(contentsOf: URL(fileURLWithPath: file)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            let bells = onsets(stride(from: 0, to: samples.count, by: 2).map { samples[$0] })
+            let beats = onsets(stride(from: 1, to: samples.count, by: 2).map { samples[$0] })
+            let schedule = ClickSchedule(tempo: try Tempo(parsing: "137"), meter: try Meter(parsing: "3/4"), rate: .standard)
+            let first = try #require(bells.first, "no bell recorded: \(stderr)")
+            // The recording starts mid-run, on a bar start the track reached some seconds in: read
+            // the onsets against the track's own grid from the bar start that fits them best.
+            func heard(from bar: Int64) -> (bells: [(click: Int64, offset: Int64, bell: Bool)], beats: [(click: Int64, offset: Int64, bell: Bool)]) {
+                let origin = (frame: first.frame - schedule.frame(ofClick: 3 * bar), value: first.value)
+                return (clicksHeard(bells, from: origin, on: schedule), clicksHeard(beats.filter { $0.frame > first.frame }, from: origin, on: schedule))
+            }
+            let bar = (Int64(0)..<40).min { a, b in
+                let (x, y) = (heard(from: a), heard(from: b))
+                return (x.bells + x.beats).map { abs($0.offset) }.reduce(0, +) < (y.bells + y.beats).map { abs($0.offset) }.reduce(0, +)
+            } ?? 0
+            let (heardBells, heardBeats) = heard(from: bar)
+            // 6 s at 137 bpm: 13 or 14 clicks, 4 or 5 of them bar starts.
+            #expect(heardBells.count >= 4 && heardBeats.count >= 8, "\(heardBells) \(heardBeats)")
+            for click in heardBells {
+                #expect(click.offset == 0 && click.bell && schedule.isBell(click: click.click), "\(click)")
+            }
+            for click in heardBeats {
+                #expect(click.offset == 0 && !click.bell && !schedule.isBell(click: click.click), "\(click)")
+            }
+            // None missing between: the two ports together are the whole grid.
+            let lastClick = max(heardBells.last?.click ?? 0, heardBeats.last?.click ?? 0)
+            #expect((heardBells + heardBeats).map(\.click).sorted() == Array((3 * bar)...lastClick))
+            return true
         }
-        let bar = (Int64(0)..<40).min { a, b in
-            let (x, y) = (heard(from: a), heard(from: b))
-            return (x.bells + x.beats).map { abs($0.offset) }.reduce(0, +) < (y.bells + y.beats).map { abs($0.offset) }.reduce(0, +)
-        } ?? 0
-        let (heardBells, heardBeats) = heard(from: bar)
-        // 6 s at 137 bpm: 13 or 14 clicks, 4 or 5 of them bar starts.
-        #expect(heardBells.count >= 4 && heardBeats.count >= 8, "\(heardBells) \(heardBeats)")
-        for click in heardBells {
-            #expect(click.offset == 0 && click.bell && schedule.isBell(click: click.click), "\(click)")
-        }
-        for click in heardBeats {
-            #expect(click.offset == 0 && !click.bell && !schedule.isBell(click: click.click), "\(click)")
-        }
-        // None missing between: the two ports together are the whole grid.
-        let last = max(heardBells.last?.click ?? 0, heardBeats.last?.click ?? 0)
-        #expect((heardBells + heardBeats).map(\.click).sorted() == Array((3 * bar)...last))
     }
 }
