@@ -47,6 +47,15 @@ package final class ClickTrack: @unchecked Sendable {
     private var pendingBeats: Int?
     private let soundLengths: (beat: Int64, bell: Int64, subdivision: Int64, polyrhythm: Int64)
 
+    /// The spoken count's words (`--count voice`), if the beats are spoken: each
+    /// word starts its onset's frames before its click, so the onset is on the click.
+    package let count: CountVoice?
+    /// The longest a word rings on after its click's frame.
+    private let wordTail: Int64
+    /// The next click to speak: its beat, and its index in the beat (0 the beat itself, 1 to N−1 between).
+    private var wordBeat: Int64 = 0
+    private var wordIndex = 0
+
     private let mixer: Mixer
     /// Where started clicks are recorded for the trace and the display, if anywhere.
     package var clickLog: ClickLog?
@@ -83,7 +92,7 @@ package final class ClickTrack: @unchecked Sendable {
     package convenience init(schedule: ClickSchedule, sounds: ClickSounds, volume: Float = 1, length: TrackLength = .endless,
                             rhythm: Rhythm = .plain) {
         self.init(schedule: schedule, beat: sounds.beat, bell: sounds.bell, volume: volume, length: length,
-                  rhythm: rhythm, subdivision: sounds.subdivision, polyrhythm: sounds.polyrhythm)
+                  rhythm: rhythm, subdivision: sounds.subdivision, polyrhythm: sounds.polyrhythm, count: sounds.count)
     }
 
     /// A track that follows `plan`, whose passages `feeder` hands over ahead of time.
@@ -93,7 +102,7 @@ package final class ClickTrack: @unchecked Sendable {
         let own = plan.fastestSchedule
         self.init(schedule: plan.firstSchedule, beat: sounds.beat, bell: sounds.bell, volume: volume * plan.level,
                   length: length, rhythm: plan.firstRhythm, subdivision: sounds.subdivision, polyrhythm: sounds.polyrhythm,
-                  plan: feeder.queue, fastest: fastest.map { $0.shortestInterval < own.shortestInterval ? $0 : own } ?? own)
+                  count: sounds.count, plan: feeder.queue, fastest: fastest.map { $0.shortestInterval < own.shortestInterval ? $0 : own } ?? own)
         planLevel = plan.level
     }
 
@@ -104,13 +113,15 @@ package final class ClickTrack: @unchecked Sendable {
     /// The beat and bell, and for a rhythm that uses them the subdivision and second-voice sounds
     /// (the beat and the bell stand in for them when not given).
     package init(schedule: ClickSchedule, beat: Sound, bell: Sound, volume: Float = 1, length: TrackLength = .endless,
-                rhythm: Rhythm = .plain, subdivision: Sound? = nil, polyrhythm: Sound? = nil,
+                rhythm: Rhythm = .plain, subdivision: Sound? = nil, polyrhythm: Sound? = nil, count: CountVoice? = nil,
                 plan: LockFreeQueue<Passage>? = nil, fastest: ClickSchedule? = nil) {
         _ = ClickOutputWarmUp.done
         let subdivision = subdivision ?? beat, polyrhythm = polyrhythm ?? bell
-        for sound in [beat, bell, subdivision, polyrhythm] {
+        for sound in [beat, bell, subdivision, polyrhythm] + (count?.sounds ?? []) {
             precondition(sound.rate == schedule.rate, "sounds must be at the schedule's rate")
         }
+        self.count = count
+        wordTail = count.map { count in zip(count.sounds, count.onsets).map { Int64($0.samples.count) - $1 }.max() ?? 0 } ?? 0
         self.schedule = schedule
         self.length = length
         passage = Passage(schedule: schedule, rhythm: rhythm)
@@ -119,16 +130,20 @@ package final class ClickTrack: @unchecked Sendable {
         self.plan = plan
         soundLengths = (Int64(beat.samples.count), Int64(bell.samples.count),
                         Int64(subdivision.samples.count), Int64(polyrhythm.samples.count))
-        let sounds = ClickSounds(beat: beat, bell: bell, subdivision: subdivision, polyrhythm: polyrhythm)
+        let sounds = ClickSounds(beat: beat, bell: bell, subdivision: subdivision, polyrhythm: polyrhythm, count: count)
         gain = sounds.headroom(rhythm: rhythm, meter: schedule.meter).gain(for: fastest ?? schedule, volume: volume)
 
         // Enough voices for every click that can still ring at the fastest tempo a key can reach, plus the one starting.
         let fastest = ClickSchedule(tempo: Tempo(clamping: .max), rate: schedule.rate).shortestInterval
         let clicksPerBeat = Int64(rhythm.subdivision.clicksPerBeat) + Int64(rhythm.polyrhythm?.clicks ?? 0)
-        let longest = max(soundLengths.beat, soundLengths.bell, soundLengths.subdivision, soundLengths.polyrhythm)
-        let capacity = Int((longest / max(fastest, 1) + 2) * clicksPerBeat)
-        // In `ClickVoice` order: a sound's slot is its voice.
-        mixer = Mixer(sounds: [(bell.samples, gain), (beat.samples, gain), (subdivision.samples, gain), (polyrhythm.samples, gain)],
+        let longestWord = count?.sounds.map { Int64($0.samples.count) }.max() ?? 0
+        let longest = max(soundLengths.beat, soundLengths.bell, soundLengths.subdivision, soundLengths.polyrhythm, longestWord)
+        // A word beside each click it does not replace.
+        let capacity = Int((longest / max(fastest, 1) + 2) * clicksPerBeat) * (count == nil ? 1 : 2)
+        // In `ClickVoice` order: a sound's slot is its voice; the words after them, in `CountVoice.Word` order.
+        let gain = gain
+        mixer = Mixer(sounds: [(bell.samples, gain), (beat.samples, gain), (subdivision.samples, gain), (polyrhythm.samples, gain)]
+                        + (count?.sounds ?? []).map { ($0.samples, gain) },
                       voiceCapacity: capacity)
 
         let countInClicks = rhythm.countInBars * Int64(schedule.meter.beatsPerBar)
@@ -172,12 +187,12 @@ package final class ClickTrack: @unchecked Sendable {
             while click <= last {
                 defer { click += 1 }
                 guard let sound = passage.sound(ofClick: click) else { continue }
-                end = max(end, passage.frame(ofClick: click) + (sound == .beat ? soundLengths.beat : soundLengths.bell))
+                end = max(end, passage.frame(ofClick: click) + max(sound == .beat ? soundLengths.beat : soundLengths.bell, wordTail))
             }
             let subdivision = passage.rhythm.subdivision
             if subdivision.clicksPerBeat > 1 {
                 let tick = last * subdivision.ticksPerBeat + subdivision.tick(ofClick: subdivision.clicksPerBeat - 1)
-                end = max(end, passage.frame(ofSubdivisionTick: tick) + soundLengths.subdivision)
+                end = max(end, passage.frame(ofSubdivisionTick: tick) + max(soundLengths.subdivision, wordTail))
             }
             if let polyrhythm = passage.rhythm.polyrhythm, barStart >= passage.firstClick {
                 let index = polyrhythm.clicksPerBar(beatsPerBar: passage.meter.beatsPerBar) - 1
@@ -242,15 +257,18 @@ package final class ClickTrack: @unchecked Sendable {
             let subdivision = nextSubdivisionFrame()
             let polyrhythm = nextPolyrhythmFrame()
             let clock = nextClockFrame()
+            let word = nextWord()
             // In time order; at the same frame the beat first, for it may start a new passage.
-            if beat < stop, beat <= subdivision, beat <= polyrhythm, beat <= clock {
+            if beat < stop, beat <= subdivision, beat <= polyrhythm, beat <= clock, beat <= word.start {
                 startBeat(at: beat, into: output, count: frames)
-            } else if subdivision < stop, subdivision <= polyrhythm, subdivision <= clock {
+            } else if subdivision < stop, subdivision <= polyrhythm, subdivision <= clock, subdivision <= word.start {
                 startSubdivision(at: subdivision, into: output, count: frames)
-            } else if polyrhythm < stop, polyrhythm <= clock {
+            } else if polyrhythm < stop, polyrhythm <= clock, polyrhythm <= word.start {
                 startPolyrhythm(at: polyrhythm, into: output, count: frames)
-            } else if clock < stop {
+            } else if clock < stop, clock <= word.start {
                 sendClockTick(at: clock)
+            } else if word.start < stop {
+                startWord(word, into: output, count: frames)
             } else {
                 break
             }
@@ -416,8 +434,10 @@ package final class ClickTrack: @unchecked Sendable {
         sendClockTicks(ofBeatsBefore: nextClick, by: frame)
         let (bar, beat) = passage.bar(ofClick: nextClick)
         if !muted, !passage.isMuted(click: nextClick, bar: bar), let sound = passage.sound(ofClick: nextClick) {
+            // A spoken beat's word stands in for its click; the bell and accents keep theirs.
             start(sound, of: passage, slot: sound == .beat ? Slot.beat : Slot.bell, click: nextClick, index: 0,
-                  bar: bar, beatInBar: beat, at: frame, into: output, count: count)
+                  bar: bar, beatInBar: beat, at: frame, into: output, count: count,
+                  sounding: sound != .beat || self.count == nil)
         }
         nextClick += 1
     }
@@ -426,8 +446,10 @@ package final class ClickTrack: @unchecked Sendable {
         if let timing = timing(ofBeat: subdivisionBeat) {
             let (bar, beat) = timing.bar(ofClick: subdivisionBeat)
             if !muted, !timing.isMuted(click: subdivisionBeat, bar: bar) {
+                let spoken = self.count?.subdivided == true
+                    && CountVoice.Word.between(index: subdivisionIndex, of: timing.rhythm.subdivision.clicksPerBeat) != nil
                 start(.subdivision, of: timing, slot: Slot.subdivision, click: subdivisionBeat, index: subdivisionIndex,
-                      bar: bar, beatInBar: beat, at: frame, into: output, count: count)
+                      bar: bar, beatInBar: beat, at: frame, into: output, count: count, sounding: !spoken)
             }
         }
         advanceSubdivision()
@@ -446,15 +468,84 @@ package final class ClickTrack: @unchecked Sendable {
 
     @inline(__always)
     private func start<Output: ClickOutput>(_ sound: ClickSound, of timing: Passage, slot: Int, click: Int64, index: Int, bar: Int64,
-                                            beatInBar: Int64, at frame: Int64, into output: Output, count: Int) {
+                                            beatInBar: Int64, at frame: Int64, into output: Output, count: Int, sounding: Bool = true) {
         guard frame >= position else { return }  // due in a stretch that was skipped
         let level = timing.rhythm.level(of: sound, bar: bar) * timing.volume
-        mixer.start(slot: slot, level: level, at: Int(frame - position), into: output, count: count)
+        if sounding { mixer.start(slot: slot, level: level, at: Int(frame - position), into: output, count: count) }
         guard clickLog != nil || startedInBlock != nil else { return }
         let started = StartedClick(click: click, frame: frame, bar: bar, beatInBar: Int32(beatInBar), sound: sound, index: Int32(index), level: level)
         clickLog?.push(started)
         startedInBlock?.append(started)
     }
+
+    // MARK: The spoken count (`--count voice`)
+
+    /// The passage that times beat `click` for a word, which starts before its
+    /// click: a planned passage not yet taken that times it, if any.
+    @inline(__always)
+    private func wordTiming(ofBeat click: Int64) -> Passage? {
+        if followsPlan, let planned = peekPlanned(), planned.firstClick <= click { return planned }
+        return timing(ofBeat: click)
+    }
+
+    /// The next word to start: where it starts (its click's frame less its
+    /// onset; `.max` for none), which word and at what level. Passes over the
+    /// clicks not spoken and those whose frame is already past.
+    private func nextWord() -> (start: Int64, word: Int, level: Float) {
+        let none = (start: Int64.max, word: 0, level: Float(0))
+        guard let count else { return none }
+        while true {
+            guard wordBeat < clickLimit, let timing = wordTiming(ofBeat: wordBeat) else { return none }
+            let subdivision = timing.rhythm.subdivision
+            if wordIndex >= subdivision.clicksPerBeat {
+                wordBeat += 1
+                wordIndex = 0
+                continue
+            }
+            let (bar, beat) = timing.bar(ofClick: wordBeat)
+            var word: CountVoice.Word?
+            let frame: Int64
+            var level: Float = 0
+            if wordIndex == 0 {
+                frame = timing.frame(ofClick: wordBeat)
+                if !timing.isMuted(click: wordBeat, bar: bar), let sound = timing.sound(ofClick: wordBeat) {
+                    word = Self.spokenNumber(bar: bar, beat: beat)
+                    level = timing.rhythm.level(of: sound == .accent ? .beat : sound, bar: bar) * timing.volume
+                }
+            } else {
+                frame = timing.frame(ofSubdivisionTick: wordBeat * subdivision.ticksPerBeat + subdivision.tick(ofClick: wordIndex))
+                if count.subdivided, !timing.isMuted(click: wordBeat, bar: bar) {
+                    word = CountVoice.Word.between(index: wordIndex, of: subdivision.clicksPerBeat)
+                    level = timing.rhythm.level(of: .subdivision, bar: bar) * timing.volume
+                }
+            }
+            guard frame < frameLimit else { return none }
+            if let word, frame >= position {
+                return (frame - count.onsets[word.rawValue], word.rawValue, level)
+            }
+            wordIndex += 1
+        }
+    }
+
+    /// The number spoken on beat `beat` of bar `bar`: the beat's place in the
+    /// bar; in a count-in's bars before its last, a bandleader's count at half
+    /// speed ("one — two —"), every other beat unspoken.
+    @inline(__always)
+    package static func spokenNumber(bar: Int64, beat: Int64) -> CountVoice.Word? {
+        if bar < -1 { return beat % 2 == 0 ? CountVoice.Word.number(beat / 2 + 1) : nil }
+        return CountVoice.Word.number(beat + 1)
+    }
+
+    /// Starts `word` where `nextWord` placed it (what fell before this block, cut), and moves on.
+    private func startWord<Output: ClickOutput>(_ word: (start: Int64, word: Int, level: Float), into output: Output, count: Int) {
+        wordIndex += 1
+        guard !muted else { return }
+        mixer.start(slot: Self.firstWordSlot + word.word, level: word.level, at: Int(max(0, word.start - position)),
+                    skipping: Int(max(0, position - word.start)), into: output, count: count)
+    }
+
+    /// The mixer's slot of the first word: after the four voices'.
+    private static let firstWordSlot = ClickVoice.allCases.count
 
     /// Jumps to `frame` as if the frames between had played: sounds ringing
     /// move on, clicks that fell due in the gap are dropped, and the next click

@@ -46,14 +46,18 @@ package struct VoiceBuffers {
         }
     }
 
-    /// The buffer of the mixer's slot `slot` (a `ClickVoice`'s raw value).
+    /// The buffer of the mixer's slot `slot` (a `ClickVoice`'s raw value;
+    /// after them the spoken count's words, `CountVoice.Word` order: the
+    /// numbers into the beat's buffer, "and", "e" and "a" into the subdivisions').
     @inline(__always)
     package subscript(slot slot: Int) -> UnsafeMutablePointer<Float> {
         switch slot {
         case 0: bell
         case 1: beat
         case 2: subdivision
-        default: polyrhythm
+        case 3: polyrhythm
+        case 4..<(4 + CountVoice.Word.highestNumber): beat
+        default: subdivision
         }
     }
 

@@ -74,16 +74,19 @@ package final class Mixer: @unchecked Sendable {
 
     /// Starts the sound in `slot` at `offset` frames into `output[0..<count]`
     /// (the slot's buffer) at `level` times the slot's gain, and mixes its
-    /// first part; it keeps playing in later calls to `mix`.
+    /// first part; it keeps playing in later calls to `mix`. `skipping`: the
+    /// frames of the sound that fell before this block (a spoken word, which
+    /// starts before its click), left out.
     @inline(__always)
-    func start<Output: ClickOutput>(slot slotIndex: Int, level: Float = 1, at offset: Int, into output: Output, count: Int) {
+    func start<Output: ClickOutput>(slot slotIndex: Int, level: Float = 1, at offset: Int, skipping: Int = 0, into output: Output, count: Int) {
         let slot = slots[slotIndex]
-        let frames = min(slot.count, count - offset)
-        Self.add(slot.samples, gain: slot.gain * level, into: output.buffer(forSlot: slotIndex) + offset, count: frames)
-        guard frames < slot.count else { return }
+        guard skipping < slot.count else { return }
+        let frames = min(slot.count - skipping, count - offset)
+        Self.add(slot.samples + skipping, gain: slot.gain * level, into: output.buffer(forSlot: slotIndex) + offset, count: frames)
+        guard skipping + frames < slot.count else { return }
         // The capacity covers every click that can still ring; never write past it.
         guard activeVoices < voiceCapacity else { return }
-        voices[activeVoices] = Voice(slot: slotIndex, position: frames, level: level)
+        voices[activeVoices] = Voice(slot: slotIndex, position: skipping + frames, level: level)
         activeVoices += 1
     }
 

@@ -47,8 +47,10 @@ package enum SoundLibrary {
 
     /// Every sound a rhythm plays at `rate`: the beat and the bell, and the
     /// subdivision tick and second voice only when the rhythm has them.
+    /// `count`: the spoken count asked for, if any, and the folder of its words (nil: the built-in voice).
     package static func load(beat: String?, bell: String?, subdivision: String?, polyrhythm: String?,
-                            rhythm: Rhythm, rate: SampleRate, betweenPieces: () -> Void = {}) throws(SoundError) -> ClickSounds {
+                            rhythm: Rhythm, rate: SampleRate, count: (subdivided: Bool, folder: String?)? = nil,
+                            betweenPieces: () -> Void = {}) throws(SoundError) -> ClickSounds {
         let (beatSound, bellSound) = try load(beat: beat, bell: bell, rate: rate, betweenPieces: betweenPieces)
         var sounds = ClickSounds(beat: beatSound, bell: bellSound)
         if rhythm.subdivision.clicksPerBeat > 1 {
@@ -56,6 +58,9 @@ package enum SoundLibrary {
         }
         if rhythm.polyrhythm != nil {
             sounds.polyrhythm = try Sound.load(contentsOf: try path(polyrhythm, orBuiltIn: "poly.wav"), rate: rate, betweenPieces: betweenPieces)
+        }
+        if let count {
+            sounds.count = try CountVoice.load(folder: count.folder, subdivided: count.subdivided, rate: rate, betweenPieces: betweenPieces)
         }
         return sounds
     }
@@ -80,18 +85,23 @@ package struct ClickSounds: Sendable {
     package var bell: Sound
     package var subdivision: Sound?
     package var polyrhythm: Sound?
+    /// The spoken count's words (`--count voice`), if the beats are spoken.
+    package var count: CountVoice?
 
-    package init(beat: Sound, bell: Sound, subdivision: Sound? = nil, polyrhythm: Sound? = nil) {
+    package init(beat: Sound, bell: Sound, subdivision: Sound? = nil, polyrhythm: Sound? = nil, count: CountVoice? = nil) {
         self.beat = beat
         self.bell = bell
         self.subdivision = subdivision
         self.polyrhythm = polyrhythm
+        self.count = count
     }
 
     /// The main voice's sounds, for the headroom: what a bar of `rhythm` plays.
     package func mainVoice(rhythm: Rhythm, meter: Meter) -> [[Float]] {
         var sounds = meter.beatsPerBar > 1 || rhythm.pattern != nil ? [beat.samples, bell.samples] : [bell.samples]
         if let subdivision, rhythm.subdivision.clicksPerBeat > 1 { sounds.append(subdivision.samples) }
+        // The words sound with the bell and the clicks they do not replace.
+        if let count { sounds += count.sounds.map(\.samples) }
         return sounds
     }
 

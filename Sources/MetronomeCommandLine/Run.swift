@@ -42,6 +42,7 @@ extension MetronomeCommand {
         if output.trace?.isEmpty == true { throw SessionError.badRequest("--trace needs a file name") }
         let jack = try self.jack.settings(device: device, output: output, practice: practice, setlist: setlist, link: link)
         let link = try link.settings(practice: practice, output: output, setlist: setlist)
+        let count = try sound.countSettings(link: link != nil, jack: self.jack)
         let inspector = try inspector.settings(output: output.output, link: link != nil)
         let osc = try self.osc.settings(output: output, tempoMap: practice.tempoMap)
         try device.checkSilent(jack: jack != nil, output: output.output, listening: inspector != nil)
@@ -73,10 +74,12 @@ extension MetronomeCommand {
             rhythm = try self.rhythm(meter: Self.shortest(map.entries.map(\.meter)) ?? meter)
             program = try practice.source(map: map, tempo: start, meter: meter).map(Settings.Program.plan) ?? .steady
         }
-        return .session(Settings(tempo: start, meter: meter, rate: rate, volume: volume, length: length,
-                                 beatSound: sound.beatSound, bellSound: sound.bellSound, subdivisionSound: sound.subdivisionSound,
-                                 polyrhythmSound: sound.polyrhythmSound, rhythm: rhythm, program: program, destination: destination,
-                                 picture: picture, trace: output.trace, force: output.force, verbosity: verbosity))
+        var settings = Settings(tempo: start, meter: meter, rate: rate, volume: volume, length: length,
+                                beatSound: sound.beatSound, bellSound: sound.bellSound, subdivisionSound: sound.subdivisionSound,
+                                polyrhythmSound: sound.polyrhythmSound, rhythm: rhythm, program: program, destination: destination,
+                                picture: picture, trace: output.trace, force: output.force, verbosity: verbosity)
+        settings.count = count
+        return .session(settings)
     }
 
     /// Where a live run logs itself: nil with `--no-log`, or with neither `$XDG_STATE_HOME` nor `$HOME`.

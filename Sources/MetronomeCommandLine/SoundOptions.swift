@@ -24,6 +24,33 @@ struct SoundOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Sound of the second voice. Default: the built-in poly.wav.", valueName: "file"), completion: .file())
     var polyrhythmSound: String?
 
+    @Option(name: .long, help: ArgumentHelp("Speak the count: voice says each beat's number in the bar instead of its click (the bell kept on each bar's first beat); voice-subdivided also says \"and\", \"and a\" or \"e and a\" on --subdivide 2, 3 or 4.", valueName: "voice|voice-subdivided"))
+    var count: CountStyle?
+
+    @Option(name: .long, help: ArgumentHelp("With --count: a folder of one's own recorded words, 1.wav to 16.wav, and.wav, e.wav and a.wav (e.g. --voice ~/count).", valueName: "folder"), completion: .directory)
+    var voice: String?
+
+    /// `--count`'s styles.
+    enum CountStyle: String, ExpressibleByArgument, CaseIterable, Sendable {
+        case voice
+        case voiceSubdivided = "voice-subdivided"
+    }
+
+    /// The spoken count asked for, checked against what places the beats as they come
+    /// (a word starts before its click, so its beats must be known ahead).
+    func countSettings(link: Bool, jack: JackOptions) throws(SessionError) -> Settings.Count? {
+        if voice?.isEmpty == true { throw .badRequest("--voice needs a folder name") }
+        guard let count else {
+            if voice != nil { throw .badRequest("--voice is the spoken count's: add --count voice") }
+            return nil
+        }
+        let placedAsTheyCome = [("--link", link), ("--transport follow", jack.transport == .follow), ("--follow-midi-clock", jack.followMidiClock)]
+        if let (option, _) = placedAsTheyCome.first(where: \.1) {
+            throw .badRequest("--count speaks each word ahead of its beat; \(option) places the beats as they come: use one or the other")
+        }
+        return Settings.Count(subdivided: count == .voiceSubdivided, voice: voice)
+    }
+
     /// A sound's file named, if at all, by a name.
     func checkFileNames() throws {
         for (option, path) in [("--beat-sound", beatSound), ("--bell-sound", bellSound),

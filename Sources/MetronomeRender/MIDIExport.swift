@@ -44,13 +44,24 @@ package struct MIDIExport {
         }
     }
 
+    /// A word of the spoken count (`--count voice`): its click's frame and its text, a lyric event there.
+    package struct Lyric: Sendable, Equatable {
+        package var frame: Int64
+        package var text: String
+
+        package init(frame: Int64, text: String) {
+            self.frame = frame
+            self.text = text
+        }
+    }
 
     /// How far the file's time of a beat may drift from its frame before the tempo's rounding turns the other way.
     static let driftMicroseconds: Int128 = 200
 
     /// The beats, the last of which is where the file ends (the end of the last
-    /// bar), the notes in time order, and a marker's text at a beat's index.
-    package static func file(beats: [Beat], notes: [Note], markers: [(beat: Int, text: String)], rate: SampleRate) throws(RenderError) -> MIDIFile {
+    /// bar), the notes in time order, a marker's text at a beat's index, and the lyrics in time order.
+    package static func file(beats: [Beat], notes: [Note], markers: [(beat: Int, text: String)], lyrics: [Lyric] = [],
+                             rate: SampleRate) throws(RenderError) -> MIDIFile {
         let r = Int128(rate.framesPerSecond)
         // The slowest beat's quarter sets the ticks: half a tick at most 0.3 ms.
         var slowest: Int128 = 0
@@ -75,7 +86,7 @@ package struct MIDIExport {
         var tick: Int64 = 0
         var tempo: Int64?
         var meter: Meter?
-        var nextNote = 0
+        var nextNote = 0, nextLyric = 0
         for index in beats.indices {
             let beat = beats[index]
             let last = index == beats.count - 1
@@ -115,19 +126,24 @@ package struct MIDIExport {
                 tempo = chosen
             }
             let beatTicks = ticksPerQuarter * 4 / Int64(beat.meter.noteValue)
-            // The notes of this beat: at its tick, or the tick nearest their time.
+            // The tick of a frame of this beat: its own, or the tick nearest its time.
+            func ticks(ofFrame frame: Int64) -> Int64 {
+                guard frame > beat.frame else { return tick }
+                // ticks = (time - fileTime) * q / chosen, time = frame * 32e6 / r (in 1/32 µs).
+                let numerator = (Int128(frame) * 32_000_000 - fileTime * r) * q
+                let denominator = 32 * r * Int128(chosen)
+                let rounded = numerator >= 0 ? (2 * numerator + denominator) / (2 * denominator) : 0
+                return tick + Int64(min(max(rounded, 0), Int128(beatTicks)))
+            }
+            // The notes and words of this beat.
             while nextNote < notes.count, notes[nextNote].frame < next.frame {
                 let note = notes[nextNote]
-                var offset: Int64 = 0
-                if note.frame > beat.frame {
-                    // ticks = (time - fileTime) * q / chosen, time = frame * 32e6 / r (in 1/32 µs).
-                    let numerator = (Int128(note.frame) * 32_000_000 - fileTime * r) * q
-                    let denominator = 32 * r * Int128(chosen)
-                    let rounded = numerator >= 0 ? (2 * numerator + denominator) / (2 * denominator) : 0
-                    offset = Int64(min(max(rounded, 0), Int128(beatTicks)))
-                }
-                noteEvents.append((tick + offset, note.key, note.velocity))
+                noteEvents.append((ticks(ofFrame: note.frame), note.key, note.velocity))
                 nextNote += 1
+            }
+            while nextLyric < lyrics.count, lyrics[nextLyric].frame < next.frame {
+                events.append(MIDIEvent(tick: ticks(ofFrame: lyrics[nextLyric].frame), .lyric(lyrics[nextLyric].text)))
+                nextLyric += 1
             }
             fileTime += Int128(chosen) * quartersIn32nds
             tick += beatTicks

@@ -62,7 +62,7 @@ package struct MIDIRenderer {
             progress.update(done: track.position)
         }
         let file = try Self.file(clicks: clicks, passages: passages, beatsPlayed: track.nextClick, volume: volume,
-                                 markers: markers, rate: track.schedule.rate)
+                                 markers: markers, count: track.count, rate: track.schedule.rate)
         try temporary.write(file.bytes(), naming: path)
         try temporary.commit(as: path)
         keep = true
@@ -71,9 +71,10 @@ package struct MIDIRenderer {
 
     /// The file of a run: a beat for every click up to the end of the bar of
     /// the last one played (`beatsPlayed` beats were), each timed by the last
-    /// passage that starts at or before it, and a note for every click that sounded.
+    /// passage that starts at or before it, a note for every click that sounded,
+    /// and with a spoken `count` a lyric for every word, on its click.
     static func file(clicks: [StartedClick], passages: [Passage], beatsPlayed: Int64, volume: Float,
-                     markers: TempoMapMarkers, rate: SampleRate) throws(RenderError) -> MIDIFile {
+                     markers: TempoMapMarkers, count: CountVoice? = nil, rate: SampleRate) throws(RenderError) -> MIDIFile {
         // One passage a first click: the latest that took over there.
         var timing: [Passage] = []
         for passage in passages {
@@ -112,10 +113,15 @@ package struct MIDIRenderer {
         }
         current = 0
         var notes: [MIDIExport.Note] = []
+        var lyrics: [MIDIExport.Lyric] = []
         for started in clicks.sorted(by: { $0.frame < $1.frame }) {
+            if let count, let word = CountVoice.Word.spoken(for: started, clicksPerBeat: passage(ofClick: started.click).rhythm.subdivision.clicksPerBeat,
+                                                            subdivided: count.subdivided) {
+                lyrics.append(MIDIExport.Lyric(frame: started.frame, text: word.text))
+            }
             guard let note = ClickNote(started, volume: volume) else { continue }
             notes.append(MIDIExport.Note(frame: started.frame, key: note.key, velocity: note.velocity))
         }
-        return try MIDIExport.file(beats: beats, notes: notes, markers: markerBeats, rate: rate)
+        return try MIDIExport.file(beats: beats, notes: notes, markers: markerBeats, lyrics: lyrics, rate: rate)
     }
 }

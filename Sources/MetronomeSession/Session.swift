@@ -276,6 +276,7 @@ package enum Session {
     static func loadSounds(_ settings: Settings, rate: SampleRate) throws -> ClickSounds {
         try SoundLibrary.load(beat: settings.beatSound, bell: settings.bellSound, subdivision: settings.subdivisionSound,
                               polyrhythm: settings.polyrhythmSound, rhythm: settings.rhythm, rate: rate,
+                              count: settings.count.map { ($0.subdivided, $0.voice) },
                               betweenPieces: TerminationSignals.endIfAStopIsPending)
     }
 

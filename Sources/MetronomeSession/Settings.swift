@@ -14,6 +14,8 @@ package struct Settings: Sendable, Equatable {
     package let volume: Float
     package let length: TrackLength
     package let beatSound: String?
+    /// `--count`: the spoken count, if the beats are spoken.
+    package var count: Count?
     package let bellSound: String?
     package let subdivisionSound: String?
     package let polyrhythmSound: String?
@@ -167,6 +169,17 @@ package struct Settings: Sendable, Equatable {
             self.style = style
             self.visualOffsetMicroseconds = visualOffsetMicroseconds
             self.framesPerSecond = framesPerSecond
+        }
+    }
+
+    /// `--count voice` (`voice-subdivided`: the clicks between beats spoken too) and `--voice`'s folder (nil: the built-in voice).
+    package struct Count: Sendable, Equatable {
+        package var subdivided: Bool
+        package var voice: String?
+
+        package init(subdivided: Bool, voice: String? = nil) {
+            self.subdivided = subdivided
+            self.voice = voice
         }
     }
 

@@ -108,6 +108,8 @@ package struct MIDIEvent: Sendable, Equatable {
         case timeSignature(beats: Int, noteValue: Int)
         /// FF 06: a name for this place.
         case marker(String)
+        /// FF 05: a syllable sung (spoken) here.
+        case lyric(String)
         /// 9n: a key struck on channel `channel` (0 to 15; 9 is the drums).
         case noteOn(channel: UInt8, key: UInt8, velocity: UInt8)
         /// 8n: the key released.
@@ -122,14 +124,21 @@ package struct MIDIEvent: Sendable, Equatable {
                 // MIDI clocks (24 a quarter) a beat, and 32nd notes a quarter.
                 return [0xFF, 0x58, 0x04, UInt8(beats), power, UInt8(max(1, 96 / noteValue)), 8]
             case .marker(let text):
-                var bytes: [UInt8] = [0xFF, 0x06]
-                MIDIFile.appendQuantity(Int64(text.utf8.count), to: &bytes)
-                return bytes + Array(text.utf8)
+                return Self.text(0x06, text)
+            case .lyric(let text):
+                return Self.text(0x05, text)
             case .noteOn(let channel, let key, let velocity):
                 return [0x90 | channel, key, velocity]
             case .noteOff(let channel, let key):
                 return [0x80 | channel, key, 0x40]
             }
+        }
+
+        /// A text meta event of type `type`: FF, the type, the length, the UTF-8.
+        private static func text(_ type: UInt8, _ text: String) -> [UInt8] {
+            var bytes: [UInt8] = [0xFF, type]
+            MIDIFile.appendQuantity(Int64(text.utf8.count), to: &bytes)
+            return bytes + Array(text.utf8)
         }
     }
 }
