@@ -446,8 +446,11 @@ package final class ClickTrack: @unchecked Sendable {
         if let timing = timing(ofBeat: subdivisionBeat) {
             let (bar, beat) = timing.bar(ofClick: subdivisionBeat)
             if !muted, !timing.isMuted(click: subdivisionBeat, bar: bar) {
-                let spoken = self.count?.subdivided == true
-                    && CountVoice.Word.between(index: subdivisionIndex, of: timing.rhythm.subdivision.clicksPerBeat) != nil
+                var spoken = false
+                if let count = self.count {
+                    spoken = CountVoice.Word.spoken(bar: bar, beat: beat, index: subdivisionIndex, clicksPerBeat: timing.rhythm.subdivision.clicksPerBeat,
+                                                    subdivided: count.subdivided) != nil
+                }
                 start(.subdivision, of: timing, slot: Slot.subdivision, click: subdivisionBeat, index: subdivisionIndex,
                       bar: bar, beatInBar: beat, at: frame, into: output, count: count, sounding: !spoken)
             }
@@ -509,13 +512,14 @@ package final class ClickTrack: @unchecked Sendable {
             if wordIndex == 0 {
                 frame = timing.frame(ofClick: wordBeat)
                 if !timing.isMuted(click: wordBeat, bar: bar), let sound = timing.sound(ofClick: wordBeat) {
-                    word = Self.spokenNumber(bar: bar, beat: beat)
+                    word = CountVoice.Word.spoken(bar: bar, beat: beat, index: 0, clicksPerBeat: subdivision.clicksPerBeat, subdivided: count.subdivided)
                     level = timing.rhythm.level(of: sound == .accent ? .beat : sound, bar: bar) * timing.volume
                 }
             } else {
                 frame = timing.frame(ofSubdivisionTick: wordBeat * subdivision.ticksPerBeat + subdivision.tick(ofClick: wordIndex))
-                if count.subdivided, !timing.isMuted(click: wordBeat, bar: bar) {
-                    word = CountVoice.Word.between(index: wordIndex, of: subdivision.clicksPerBeat)
+                if !timing.isMuted(click: wordBeat, bar: bar) {
+                    word = CountVoice.Word.spoken(bar: bar, beat: beat, index: wordIndex, clicksPerBeat: subdivision.clicksPerBeat,
+                                                  subdivided: count.subdivided)
                     level = timing.rhythm.level(of: .subdivision, bar: bar) * timing.volume
                 }
             }
@@ -525,15 +529,6 @@ package final class ClickTrack: @unchecked Sendable {
             }
             wordIndex += 1
         }
-    }
-
-    /// The number spoken on beat `beat` of bar `bar`: the beat's place in the
-    /// bar; in a count-in's bars before its last, a bandleader's count at half
-    /// speed ("one — two —"), every other beat unspoken.
-    @inline(__always)
-    package static func spokenNumber(bar: Int64, beat: Int64) -> CountVoice.Word? {
-        if bar < -1 { return beat % 2 == 0 ? CountVoice.Word.number(beat / 2 + 1) : nil }
-        return CountVoice.Word.number(beat + 1)
     }
 
     /// Starts `word` where `nextWord` placed it (what fell before this block, cut), and moves on.

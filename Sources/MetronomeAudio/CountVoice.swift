@@ -39,12 +39,23 @@ package struct CountVoice: Sendable {
              "thirteen", "fourteen", "fifteen", "sixteen", "and", "e", "a"][rawValue]
         }
 
-        /// The word spoken for a started click, by the count's rule (`ClickTrack.spokenNumber`):
-        /// nil where the click is not spoken. `clicksPerBeat`: its beat's subdivision.
+        /// The word of click `index` (0 the beat itself, 1 to N−1 between) of
+        /// beat `beat` of bar `bar`, nil where none is spoken: the beat's place in
+        /// the bar; in a count-in's bars before its last, a bandleader's count at
+        /// half speed ("one — two —"), every other beat and the clicks between unspoken.
+        @inline(__always)
+        package static func spoken(bar: Int64, beat: Int64, index: Int, clicksPerBeat: Int, subdivided: Bool) -> Word? {
+            let halfSpeed = bar < -1
+            if index == 0 { return halfSpeed ? (beat % 2 == 0 ? number(beat / 2 + 1) : nil) : number(beat + 1) }
+            return subdivided && !halfSpeed ? between(index: index, of: clicksPerBeat) : nil
+        }
+
+        /// The word spoken for a started click (nil: none); `clicksPerBeat`: its beat's subdivision.
         package static func spoken(for click: StartedClick, clicksPerBeat: Int, subdivided: Bool) -> Word? {
             switch click.sound {
-            case .bell, .accent, .beat: ClickTrack.spokenNumber(bar: click.bar, beat: Int64(click.beatInBar))
-            case .subdivision: subdivided ? between(index: Int(click.index), of: clicksPerBeat) : nil
+            case .bell, .accent, .beat, .subdivision:
+                spoken(bar: click.bar, beat: Int64(click.beatInBar), index: click.sound == .subdivision ? Int(click.index) : 0,
+                       clicksPerBeat: clicksPerBeat, subdivided: subdivided)
             case .polyrhythm: nil
             }
         }

@@ -19,6 +19,8 @@ package struct MidoReading: Decodable {
     /// Each FF 58: its time, beats and note value.
     package let meters: [[Double]]
     package let markers: [Marker]
+    /// Each FF 05: its time and text.
+    package let lyrics: [Marker]
     /// The time of the last End of Track.
     package let end: Double
 
@@ -32,7 +34,7 @@ package struct MidoReading: Decodable {
     package static let reader = """
         import json, sys, mido
         f = mido.MidiFile(sys.argv[1])
-        out = {"format": f.type, "ticksPerQuarter": f.ticks_per_beat, "notes": [], "tempos": [], "meters": [], "markers": []}
+        out = {"format": f.type, "ticksPerQuarter": f.ticks_per_beat, "notes": [], "tempos": [], "meters": [], "markers": [], "lyrics": []}
         t = 0.0
         for m in f:
             t += m.time
@@ -44,6 +46,8 @@ package struct MidoReading: Decodable {
                 out["meters"].append([t, m.numerator, m.denominator])
             elif m.type == "marker":
                 out["markers"].append({"time": t, "text": m.text})
+            elif m.type == "lyrics":
+                out["lyrics"].append({"time": t, "text": m.text})
         out["end"] = t
         json.dump(out, sys.stdout)
         """
