@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import MetronomeTiming
 import MetronomeTestSupport
+import MetronomeAudio
+import MetronomeRender
 
 /// `metronome --jack --jack-ports split` on a real server (jackd on the
 /// dummy driver, started here): a port a voice, recorded side by side by
@@ -61,6 +63,57 @@ import MetronomeTestSupport
             // None missing between: the two ports together are the whole grid.
             let lastClick = max(heardBells.last?.click ?? 0, heardBeats.last?.click ?? 0)
             #expect((heardBells + heardBeats).map(\.click).sorted() == Array((3 * bar)...lastClick))
+            return true
+        }
+    }
+}
+
+/// `metronome --jack --count voice` on a real server: the words, on the beat's
+/// port, recorded beside the bell's (an impulse on each bar's first beat),
+/// each word's onset measured apart from the metronome (`count_onsets.py`)
+/// within a millisecond of its beat's frame on the grid the bells give.
+@Suite struct JackSpokenCountServerTests {
+    @Test(.enabled(if: JackPlaybackServerTests.ready || JackPlaybackServerTests.required))
+    func theWordsOnsetsAreOnTheirBeatsFramesOnTheServersClock() throws {
+        try #require(JackPlaybackServerTests.ready, "\(JackPlaybackServerTests.needs)")
+        try takes(3, "the spoken count on JACK") { _, last in
+            let directory = TemporaryDirectory()
+            let (_, bell) = try writeImpulseSoundFiles(in: directory)
+            let silent = try SpokenCountOracle.silentSound(in: directory)
+            let voice = try SpokenCountOracle.espeakWords(in: directory)
+            let loopback = try JackLoopback()
+            let recorder = try JackLoopback.buildTool("jack_multi_rec", into: loopback.home.path, flags: ["-ljack"])
+            let errors = loopback.home.file("stderr"), file = loopback.home.file("count.f32")
+            let metronome = try loopback.launch(metronomeBinary(), ["--jack", "--jack-ports", "split", "--no-connect", "--no-pendulum",
+                                                                    "--bpm", "60", "--meter", "3/4", "--duration", "16", "--count", "voice",
+                                                                    "--voice", voice, "--beat-sound", silent, "--bell-sound", bell], log: errors)
+            for port in ["bell", "beat"] { try loopback.waitForPort("metronome:\(port)") }
+            let recording = try loopback.launch(recorder, ["9", file, "metronome:bell", "metronome:beat"], log: loopback.home.file("recorder.log"))
+            recording.waitUntilExit()
+            metronome.waitUntilExit()
+            let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+            #expect(recording.terminationStatus == 0)
+            #expect(metronome.terminationStatus == 0, "\(stderr)")
+            if stderr.contains("underrun") && !last { return false }
+            #expect(!stderr.contains("underrun"), "\(stderr)")
+
+            let samples = try Data(contentsOf: URL(fileURLWithPath: file)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            let bells = onsets(stride(from: 0, to: samples.count, by: 2).map { samples[$0] }).map(\.frame)
+            let words = stride(from: 1, to: samples.count, by: 2).map { samples[$0] }
+            try #require(bells.count >= 2, "\(bells)")
+            #expect(zip(bells, bells.dropFirst()).allSatisfy { $1 - $0 == 3 * 48_000 }, "bars on the grid: \(bells)")
+            // Every beat from the first bar start on, save the last (its span may be cut by the recording's end).
+            let beats = (0..<Int64(3 * bells.count)).map { bells[0] + $0 * 48_000 }.filter { $0 + 24_000 < Int64(words.count) }
+            let wav = directory.file("words.wav")
+            try Sound(samples: Array(words.prefix(Int(beats.last! + 24_000))), rate: .standard)
+                .write(to: wav, format: OutputFormat(path: wav, sampleFormat: .pcm16))
+            let json = "[" + beats.map(String.init).joined(separator: ",") + "]"
+            let measured = try run(MidoReading.python, [SpokenCountOracle.path, wav, json, "[]"])
+            try #require(measured.status == 0, "\(measured.standardError)")
+            let result = try JSONDecoder().decode(SpokenCountOracle.Measured.self, from: Data(measured.standardOutput.utf8))
+            let offsets = result.offsets.map { $0 ?? .max }
+            #expect(offsets.count >= 5 && offsets.allSatisfy { abs($0) <= 48 }, "onsets less their beats' frames: \(offsets)")
+            print("spoken count on JACK: \(offsets.count) words, onsets \(offsets.min() ?? 0) to \(offsets.max() ?? 0) frames from their beats")
             return true
         }
     }

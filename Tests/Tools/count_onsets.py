@@ -7,7 +7,8 @@ FILE.wav: a 16-bit PCM WAV (mono) rendered with --count voice and silent
 clicks. SPOKEN: a JSON list of the frames where a word is due, sorted;
 UNSPOKEN: a JSON list of the frames where a beat falls that is not spoken.
 Each frame owns the span from the midpoint with the frame before it to the
-midpoint with the frame after it. In each spoken span the onset is found by
+midpoint with the frame after it (the first and the last, as wide on their
+open side as on the other). In each spoken span the onset is found by
 the contract: the first sample at which the RMS over the millisecond ending
 there (the span's silence before its start) reaches -20 dB of the span's
 loudest such millisecond. Prints JSON: "offsets", each onset less its frame;
@@ -41,9 +42,11 @@ def main():
     everything = sorted([(frame, True) for frame in spoken] + [(frame, False) for frame in unspoken])
     offsets, quiet = [], []
     for place, (frame, is_spoken) in enumerate(everything):
-        low = 0 if place == 0 else (everything[place - 1][0] + frame) // 2
-        high = len(samples) if place == len(everything) - 1 else (frame + everything[place + 1][0]) // 2
-        high = min(high, len(samples))
+        # The first and the last span as wide before and after as they are on their other side.
+        before = everything[place - 1][0] if place > 0 else (2 * frame - everything[1][0] if len(everything) > 1 else 0)
+        after = everything[place + 1][0] if place + 1 < len(everything) else (2 * frame - everything[place - 1][0] if place > 0 else len(samples))
+        low = max(0, (before + frame) // 2)
+        high = min(len(samples), (frame + after) // 2)
         if not is_spoken:
             quiet.append(max((abs(s) for s in samples[low:high]), default=0) / 32768)
             continue
