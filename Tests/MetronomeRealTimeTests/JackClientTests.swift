@@ -102,7 +102,7 @@ import MetronomeTestSupport
         let out = try client.registerOutput("out")
         try client.activate(process: ConstantWriter(ports: [out], clock: client.clock, value: 0))
         try client.connectToPlayback([out], destinations: [])
-        let listing = try run("/usr/bin/jack_lsp", ["-c", "metronome:out"], environment: loopback.environment).standardOutput
+        let listing = try JackLoopback.listPorts(["-c", "metronome:out"], environment: loopback.environment)
         #expect(listing == "metronome:out\n")
     }
 
@@ -164,7 +164,7 @@ import MetronomeTestSupport
     }
 
     private func ports(_ loopback: JackLoopback) throws -> [String] {
-        try run("/usr/bin/jack_lsp", [], environment: loopback.environment).standardOutput.split(separator: "\n").map(String.init)
+        try JackLoopback.listPorts([], environment: loopback.environment).split(separator: "\n").map(String.init)
     }
 
     /// Sets an environment variable; returns what puts the old value back.

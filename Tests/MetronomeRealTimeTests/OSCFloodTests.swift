@@ -117,7 +117,7 @@ extension RealTimeLoopbackTests {
                                                                     "--beat-sound", beat, "--bell-sound", bell], log: log)
             #expect(waitUntil(seconds: 10, every: .milliseconds(50)) { (try? OSCServerTests.send(port, "/klick/ping", ask: true)) != nil })
             // The latency from the recorded port to the ear, as JACK reports it.
-            let listing = try run("/usr/bin/jack_lsp", ["-l", "jack_thru:output_1"], environment: loopback.environment).standardOutput
+            let listing = try JackLoopback.listPorts(["-l", "jack_thru:output_1"], environment: loopback.environment)
             let fed = try run("/usr/bin/python3", [OSCServerTests.probe, "feed", String(port), "12"])
             metronome.waitUntilExit()
             recording.waitUntilExit()

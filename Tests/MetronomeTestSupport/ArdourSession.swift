@@ -154,7 +154,7 @@ package final class ArdourSession {
     /// read by `jack_lsp -l`): from the click's port, that of the system's
     /// playback it is connected to, which Ardour sends its click ahead by.
     package func playbackLatency(of port: String = ArdourSession.clickPort) throws -> Int64 {
-        let listing = try run("/usr/bin/jack_lsp", ["-l", port], environment: loopback.environment).standardOutput
+        let listing = try JackLoopback.listPorts(["-l", port], environment: loopback.environment)
         let lines = listing.split(separator: "\n").map(String.init)
         guard let index = lines.firstIndex(of: port), index + 1 < lines.count,
               let range = lines[(index + 1)...].first(where: { $0.contains("playback latency") }),

@@ -73,7 +73,7 @@ package final class JackLoopback {
     /// with `connectedTo`, until it is connected to that port.
     package func waitForPort(_ port: String, connectedTo peer: String? = nil) throws {
         let ready = try waitUntil(seconds: 10, every: .milliseconds(50)) {
-            let listing = try run("/usr/bin/jack_lsp", peer == nil ? [] : ["-c"], environment: environment).standardOutput
+            let listing = try Self.listPorts(peer == nil ? [] : ["-c"], environment: environment)
             let lines = listing.split(separator: "\n").map(String.init)
             guard let peer else { return lines.contains(port) }
             // `jack_lsp -c` lists each port, then its connections indented.
@@ -81,6 +81,14 @@ package final class JackLoopback {
             return lines[(index + 1)...].prefix(while: { $0.hasPrefix(" ") }).contains { $0.trimmingCharacters(in: .whitespaces) == peer }
         }
         guard ready else { throw LoopbackError.notReady("port \(port) never appeared or connected") }
+    }
+
+    /// What `jack_lsp ARGUMENTS` prints on the server `environment` names; nothing
+    /// if it has not ended in 10 s. Once, in a CI rehearsal, a jack_lsp waited on
+    /// a futex in libjack for 16 minutes while a client came up: the wait for a
+    /// port asks again instead of hanging the run.
+    package static func listPorts(_ arguments: [String], environment: [String: String]) throws -> String {
+        try run("/usr/bin/timeout", ["-k", "2", "10", "/usr/bin/jack_lsp"] + arguments, environment: environment).standardOutput
     }
 
     /// Records `jack_thru`'s output for `seconds` while `body` runs; returns the recording.
