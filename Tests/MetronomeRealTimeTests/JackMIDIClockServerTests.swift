@@ -102,31 +102,36 @@ import MetronomeTestSupport
     @Test(.enabled(if: JackTransportTests.ready || JackTransportTests.required))
     func aStartAtALabelAndEachLoopBackSendTheLabelsSongPosition() throws {
         try #require(JackTransportTests.ready, "\(JackTransportTests.needs)")
-        let loopback = try JackLoopback()
-        let file = loopback.home.file("clock.jsonl")
-        let map = loopback.home.file("map.txt")
-        // Before `verse`: 1 bar of 4/4 and 1 of 3/8 (4 + 1.5 quarters) = 22 sixteenths.
-        try "intro: 1 200\n1 3/8 200\nverse: 1 7/8 240\n".write(toFile: map, atomically: true, encoding: .utf8)
-        let recorder = try TransportProbe(on: loopback, ["midi", "-", "6", file], name: "recorder")
-        try recorder.wait(forLine: "recording")
-        let metronome = try loopback.launch(metronomeBinary(), ["--jack", "--no-connect", "--midi-clock", "--midi-connect", "probe_midi:in",
-                                                                "--no-pendulum", "--quiet", "--tempo-map", map, "--start-at", "verse",
-                                                                "--loop", "--bars", "3"],
-                                            log: loopback.home.file("metronome.log"))
-        metronome.waitUntilExit()
-        #expect(metronome.terminationStatus == 0)
-        #expect(recorder.finish() == 0, "\(recorder.log)")
-        let checked = try run(MidoReading.python, [Self.checker, file, "48000", "[[21, 8, \"240\"]]"])
-        #expect(checked.status == 0, "\(checked.standardError)")
-        let check = try JSONDecoder().decode(Check.self, from: Data(checked.standardOutput.utf8))
-        #expect(check.clocks == 3 * 7 * 12 && check.differing == 0, "\(check.clocks) clocks, \(check.differing) off their frames")
-        let loops = [0, 84, 168].map { check.expectedFrames[$0] }
-        let others = check.others.map { "\($0.type)@\($0.frame)" + ($0.pos.map { " \($0)" } ?? "") }
-        let expected = ["songpos@\(loops[0]) 22", "continue@\(loops[0])",
-                        "stop@\(loops[1])", "songpos@\(loops[1]) 22", "continue@\(loops[1])",
-                        "stop@\(loops[2])", "songpos@\(loops[2]) 22", "continue@\(loops[2])"]
-        #expect(Array(others.prefix(8)) == expected)
-        #expect(others.count == 9 && others[8].hasPrefix("stop@"), "\(others)")
+        // Once, in a CI rehearsal, the server lost time mid-run: the track skipped it (Stop and the
+        // Song Position after the gap, as it should) and the loops fell elsewhere. That take is taken again.
+        try takes(3, "loops on the clock") { _, _ in
+            let loopback = try JackLoopback()
+            let file = loopback.home.file("clock.jsonl")
+            let map = loopback.home.file("map.txt")
+            // Before `verse`: 1 bar of 4/4 and 1 of 3/8 (4 + 1.5 quarters) = 22 sixteenths.
+            try "intro: 1 200\n1 3/8 200\nverse: 1 7/8 240\n".write(toFile: map, atomically: true, encoding: .utf8)
+            let recorder = try TransportProbe(on: loopback, ["midi", "-", "6", file], name: "recorder")
+            try recorder.wait(forLine: "recording")
+            let metronome = try loopback.launch(metronomeBinary(), ["--jack", "--no-connect", "--midi-clock", "--midi-connect", "probe_midi:in",
+                                                                    "--no-pendulum", "--quiet", "--tempo-map", map, "--start-at", "verse",
+                                                                    "--loop", "--bars", "3"],
+                                                log: loopback.home.file("metronome.log"))
+            metronome.waitUntilExit()
+            #expect(metronome.terminationStatus == 0)
+            #expect(recorder.finish() == 0, "\(recorder.log)")
+            let checked = try run(MidoReading.python, [Self.checker, file, "48000", "[[21, 8, \"240\"]]"])
+            #expect(checked.status == 0, "\(checked.standardError)")
+            let check = try JSONDecoder().decode(Check.self, from: Data(checked.standardOutput.utf8))
+            #expect(check.clocks == 3 * 7 * 12 && check.differing == 0, "\(check.clocks) clocks, \(check.differing) off their frames")
+            let loops = [0, 84, 168].map { check.expectedFrames[$0] }
+            let others = check.others.map { "\($0.type)@\($0.frame)" + ($0.pos.map { " \($0)" } ?? "") }
+            let expected = ["songpos@\(loops[0]) 22", "continue@\(loops[0])",
+                            "stop@\(loops[1])", "songpos@\(loops[1]) 22", "continue@\(loops[1])",
+                            "stop@\(loops[2])", "songpos@\(loops[2]) 22", "continue@\(loops[2])"]
+            #expect(Array(others.prefix(8)) == expected)
+            #expect(others.count == 9 && others[8].hasPrefix("stop@"), "\(others)")
+            return !loopback.serverHadXrun
+        }
     }
 
     /// A setlist's next song (the standard map's note 38 from a pad): at the
