@@ -38,61 +38,66 @@ import MetronomeTestSupport
     @Test(.enabled(if: JackTransportTests.ready || JackTransportTests.required))
     func everyClockOfAMapWithARampAndMeterChangesIsOnItsFrame() throws {
         try #require(JackTransportTests.ready, "\(JackTransportTests.needs)")
-        let loopback = try JackLoopback()
-        let file = loopback.home.file("clock.jsonl")
-        let map = loopback.home.file("map.txt")
-        try "1 200.5\n1 7/8 233.333\n1 3/2 261.7\n2 2/4 180-240.25\n1 2/4 210\n".write(toFile: map, atomically: true, encoding: .utf8)
-        let entries = "[[4, 4, \"200.5\"], [4, 4, \"200.5\"], [7, 8, \"233.333\"], [3, 2, \"261.7\"], [4, 4, \"180\", \"240.25\"], [2, 4, \"210\"]]"
-        let recorder = try TransportProbe(on: loopback, ["midi", "-", "10", file, "audio"], name: "recorder")
-        try recorder.wait(forLine: "recording")
-        let dump = try Self.interruptible(on: loopback, ["/usr/bin/jack_midi_dump", "-a", "dump"], name: "dump")
-        try loopback.waitForPort("dump:input")
-        let (beat, bell) = try writeImpulseSoundFiles(in: loopback.home)
-        let metronome = try loopback.launch(metronomeBinary(), ["--jack", "--connect", "probe_midi:audio", "--midi-clock",
-                                                                "--midi-connect", "probe_midi:in,dump:input", "--no-pendulum", "--quiet",
-                                                                "--tempo-map", map, "--count-in", "1", "--beat-sound", beat, "--bell-sound", bell],
-                                            log: loopback.home.file("metronome.log"))
-        metronome.waitUntilExit()
-        #expect(metronome.terminationStatus == 0)
-        #expect(recorder.finish() == 0, "\(recorder.log)")
-        #expect(dump.interrupt() == 0)
-        #expect(((try? String(contentsOfFile: loopback.home.file("metronome.log"), encoding: .utf8)) ?? "") == "")
+        // A take whose server lost time mid-run (the track rightly skips it: Stop, then the
+        // Song Position after the gap; seen in a CI rehearsal) is taken again.
+        try takes(3, "a map's clock") { _, _ in
+            let loopback = try JackLoopback()
+            let file = loopback.home.file("clock.jsonl")
+            let map = loopback.home.file("map.txt")
+            try "1 200.5\n1 7/8 233.333\n1 3/2 261.7\n2 2/4 180-240.25\n1 2/4 210\n".write(toFile: map, atomically: true, encoding: .utf8)
+            let entries = "[[4, 4, \"200.5\"], [4, 4, \"200.5\"], [7, 8, \"233.333\"], [3, 2, \"261.7\"], [4, 4, \"180\", \"240.25\"], [2, 4, \"210\"]]"
+            let recorder = try TransportProbe(on: loopback, ["midi", "-", "10", file, "audio"], name: "recorder")
+            try recorder.wait(forLine: "recording")
+            let dump = try Self.interruptible(on: loopback, ["/usr/bin/jack_midi_dump", "-a", "dump"], name: "dump")
+            try loopback.waitForPort("dump:input")
+            let (beat, bell) = try writeImpulseSoundFiles(in: loopback.home)
+            let metronome = try loopback.launch(metronomeBinary(), ["--jack", "--connect", "probe_midi:audio", "--midi-clock",
+                                                                    "--midi-connect", "probe_midi:in,dump:input", "--no-pendulum", "--quiet",
+                                                                    "--tempo-map", map, "--count-in", "1", "--beat-sound", beat, "--bell-sound", bell],
+                                                log: loopback.home.file("metronome.log"))
+            metronome.waitUntilExit()
+            #expect(metronome.terminationStatus == 0)
+            #expect(recorder.finish() == 0, "\(recorder.log)")
+            #expect(dump.interrupt() == 0)
+            #expect(((try? String(contentsOfFile: loopback.home.file("metronome.log"), encoding: .utf8)) ?? "") == "")
 
-        let checked = try run(MidoReading.python, [Self.checker, file, "48000", entries])
-        #expect(checked.status == 0, "\(checked.standardError)")
-        let check = try JSONDecoder().decode(Check.self, from: Data(checked.standardOutput.utf8))
-        // 96 clocks of count-in, 96 + 84 + 144 of the map's first three bars, 96 of the ramp, 48 after.
-        #expect(check.expected == 564)
-        #expect(check.clocks == check.expected)
-        #expect(check.differingExact.isEmpty, "\(check.differingExact)")
-        #expect(check.differingByMore.isEmpty, "\(check.differingByMore)")
-        print("MIDI clock: \(check.clocks) clocks, \(check.differing) of the ramp's a frame off its closed form")
-        let barOne = check.expectedFrames[96], last = check.expectedFrames[563]
-        let others = check.others.map { "\($0.type)@\($0.frame)" }
-        #expect(others.prefix(2) == ["songpos@\(barOne)", "start@\(barOne)"], "\(others)")
-        #expect(check.others.first?.pos == 0)
-        #expect(others.count == 3 && others[2].hasPrefix("stop@"), "\(others)")
-        let stop = check.others.last?.frame ?? 0
-        #expect(stop > last && stop <= last + 48_000 * 60 / (24 * 210) + 1, "stop at \(stop) after the last clock at \(last)")
+            let checked = try run(MidoReading.python, [Self.checker, file, "48000", entries])
+            #expect(checked.status == 0, "\(checked.standardError)")
+            let check = try JSONDecoder().decode(Check.self, from: Data(checked.standardOutput.utf8))
+            // 96 clocks of count-in, 96 + 84 + 144 of the map's first three bars, 96 of the ramp, 48 after.
+            #expect(check.expected == 564)
+            #expect(check.clocks == check.expected)
+            #expect(check.differingExact.isEmpty, "\(check.differingExact)")
+            #expect(check.differingByMore.isEmpty, "\(check.differingByMore)")
+            print("MIDI clock: \(check.clocks) clocks, \(check.differing) of the ramp's a frame off its closed form")
+            let barOne = check.expectedFrames[96], last = check.expectedFrames[563]
+            let others = check.others.map { "\($0.type)@\($0.frame)" }
+            #expect(others.prefix(2) == ["songpos@\(barOne)", "start@\(barOne)"], "\(others)")
+            #expect(check.others.first?.pos == 0)
+            #expect(others.count == 3 && others[2].hasPrefix("stop@"), "\(others)")
+            let stop = check.others.last?.frame ?? 0
+            #expect(stop > last && stop <= last + 48_000 * 60 / (24 * 210) + 1, "stop at \(stop) after the last clock at \(last)")
 
-        // Each click's sound on its beat's first clock: 4 + 4 a bar of 4/4 (24 clocks), 7 of 7/8 (12), 3 of 3/2 (48), 4 and 2 of 2/4 (24).
-        let rows = try TransportProbe.rows(file)
-        func frame(_ row: [String: Any]) -> Int64 { (row["frameTime"] as? NSNumber)?.int64Value ?? -1 }
-        let firstClock = rows.first { ($0["bytes"] as? [Int]) == [0xF8] }.map(frame) ?? 0
-        let sounds = rows.filter { $0["sample"] != nil }.map { frame($0) - firstClock }
-        var beatTicks = (0..<8).map { $0 * 24 } + (0..<7).map { 192 + $0 * 12 } + (0..<3).map { 276 + $0 * 48 }
-        beatTicks += (0..<6).map { 420 + $0 * 24 }
-        #expect(sounds == beatTicks.map { check.expectedFrames[$0] })
+            // Each click's sound on its beat's first clock: 4 + 4 a bar of 4/4 (24 clocks), 7 of 7/8 (12), 3 of 3/2 (48), 4 and 2 of 2/4 (24).
+            let rows = try TransportProbe.rows(file)
+            func frame(_ row: [String: Any]) -> Int64 { (row["frameTime"] as? NSNumber)?.int64Value ?? -1 }
+            let firstClock = rows.first { ($0["bytes"] as? [Int]) == [0xF8] }.map(frame) ?? 0
+            let sounds = rows.filter { $0["sample"] != nil }.map { frame($0) - firstClock }
+            var beatTicks = (0..<8).map { $0 * 24 } + (0..<7).map { 192 + $0 * 12 } + (0..<3).map { 276 + $0 * 48 }
+            beatTicks += (0..<6).map { 420 + $0 * 24 }
+            #expect(sounds == beatTicks.map { check.expectedFrames[$0] })
 
-        // jack_midi_dump: the same messages, the same frames apart.
-        let dumped = dump.lines.compactMap { line -> (Int64, String)? in
-            let parts = line.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2, let time = Int64(parts[0].trimmingCharacters(in: .whitespaces)) else { return nil }
-            return (time, parts[1].trimmingCharacters(in: .whitespaces))
+            // jack_midi_dump: the same messages, the same frames apart.
+            let dumped = dump.lines.compactMap { line -> (Int64, String)? in
+                let parts = line.split(separator: ":", maxSplits: 1)
+                guard parts.count == 2, let time = Int64(parts[0].trimmingCharacters(in: .whitespaces)) else { return nil }
+                return (time, parts[1].trimmingCharacters(in: .whitespaces))
+            }
+            let recorded = rows.compactMap { row in (row["bytes"] as? [Int]).map { (frame(row), $0.map { String(format: "%02x", $0) }.joined(separator: " ")) } }
+            #expect(dumped.map(\.1) == recorded.map(\.1))
+            #expect(dumped.map { $0.0 - (dumped.first?.0 ?? 0) } == recorded.map { $0.0 - (recorded.first?.0 ?? 0) })
+            return !loopback.serverHadXrun
         }
-        let recorded = rows.compactMap { row in (row["bytes"] as? [Int]).map { (frame(row), $0.map { String(format: "%02x", $0) }.joined(separator: " ")) } }
-        #expect(dumped.map(\.1) == recorded.map(\.1))
-        #expect(dumped.map { $0.0 - (dumped.first?.0 ?? 0) } == recorded.map { $0.0 - (recorded.first?.0 ?? 0) })
     }
 
     /// From `--start-at` a label, looping: Song Position of the label (in
