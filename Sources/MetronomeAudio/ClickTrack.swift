@@ -437,7 +437,7 @@ package final class ClickTrack: @unchecked Sendable {
             // A spoken beat's word stands in for its click; the bell and accents keep theirs.
             start(sound, of: passage, slot: sound == .beat ? Slot.beat : Slot.bell, click: nextClick, index: 0,
                   bar: bar, beatInBar: beat, at: frame, into: output, count: count,
-                  sounding: sound != .beat || self.count == nil)
+                  sounding: sound != .beat || word(index: 0, bar: bar, beat: beat, of: passage) == nil)
         }
         nextClick += 1
     }
@@ -446,13 +446,9 @@ package final class ClickTrack: @unchecked Sendable {
         if let timing = timing(ofBeat: subdivisionBeat) {
             let (bar, beat) = timing.bar(ofClick: subdivisionBeat)
             if !muted, !timing.isMuted(click: subdivisionBeat, bar: bar) {
-                var spoken = false
-                if let count = self.count {
-                    spoken = CountVoice.Word.spoken(bar: bar, beat: beat, index: subdivisionIndex, clicksPerBeat: timing.rhythm.subdivision.clicksPerBeat,
-                                                    subdivided: count.subdivided) != nil
-                }
                 start(.subdivision, of: timing, slot: Slot.subdivision, click: subdivisionBeat, index: subdivisionIndex,
-                      bar: bar, beatInBar: beat, at: frame, into: output, count: count, sounding: !spoken)
+                      bar: bar, beatInBar: beat, at: frame, into: output, count: count,
+                      sounding: word(index: subdivisionIndex, bar: bar, beat: beat, of: timing) == nil)
             }
         }
         advanceSubdivision()
@@ -512,14 +508,13 @@ package final class ClickTrack: @unchecked Sendable {
             if wordIndex == 0 {
                 frame = timing.frame(ofClick: wordBeat)
                 if !timing.isMuted(click: wordBeat, bar: bar), let sound = timing.sound(ofClick: wordBeat) {
-                    word = CountVoice.Word.spoken(bar: bar, beat: beat, index: 0, clicksPerBeat: subdivision.clicksPerBeat, subdivided: count.subdivided)
+                    word = self.word(index: 0, bar: bar, beat: beat, of: timing)
                     level = timing.rhythm.level(of: sound == .accent ? .beat : sound, bar: bar) * timing.volume
                 }
             } else {
                 frame = timing.frame(ofSubdivisionTick: wordBeat * subdivision.ticksPerBeat + subdivision.tick(ofClick: wordIndex))
                 if !timing.isMuted(click: wordBeat, bar: bar) {
-                    word = CountVoice.Word.spoken(bar: bar, beat: beat, index: wordIndex, clicksPerBeat: subdivision.clicksPerBeat,
-                                                  subdivided: count.subdivided)
+                    word = self.word(index: wordIndex, bar: bar, beat: beat, of: timing)
                     level = timing.rhythm.level(of: .subdivision, bar: bar) * timing.volume
                 }
             }
@@ -529,6 +524,15 @@ package final class ClickTrack: @unchecked Sendable {
             }
             wordIndex += 1
         }
+    }
+
+    /// The word spoken on click `index` (0 the beat) of beat `beat` of bar `bar`, timed by
+    /// `timing`; nil without a count or where none is spoken, and there the click sounds.
+    @inline(__always)
+    private func word(index: Int, bar: Int64, beat: Int64, of timing: Passage) -> CountVoice.Word? {
+        guard let count else { return nil }
+        return CountVoice.Word.spoken(bar: bar, beat: beat, index: index, clicksPerBeat: timing.rhythm.subdivision.clicksPerBeat,
+                                      subdivided: count.subdivided)
     }
 
     /// Starts `word` where `nextWord` placed it (what fell before this block, cut), and moves on.

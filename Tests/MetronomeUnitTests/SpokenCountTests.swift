@@ -125,6 +125,19 @@ import MetronomeTestSupport
         #expect(onsets(output).map(\.value) == [-0.75])
     }
 
+    /// A beat with no word keeps its click: the 17th of a bar of 17.
+    @Test func aBeatPastSixteenKeepsItsClick() throws {
+        let rate = SampleRate.standard
+        let schedule = ClickSchedule(tempo: try Tempo(parsing: "240"), meter: try Meter(parsing: "17/4"), rate: rate)
+        let silentWords = CountVoice.Word.allCases.map { _ in Sound(samples: [0], rate: rate) }
+        let track = ClickTrack(schedule: schedule, beat: Sound(samples: [0.25], rate: rate), bell: Sound(samples: [-0.75], rate: rate),
+                               length: .bars(1), count: CountVoice(sounds: silentWords, subdivided: false))
+        var output = [Float](repeating: 0, count: Int(schedule.frame(ofClick: 17)))
+        output.withUnsafeMutableBufferPointer { _ = track.render(into: $0.baseAddress!, count: $0.count) }
+        #expect(onsets(output).map(\.frame) == [0, schedule.frame(ofClick: 16)])
+        #expect(onsets(output).map(\.value) == [-0.75, 0.25])
+    }
+
     @Test func wordsOfAFolderAreReadAndAMissingOneIsNamed() throws {
         let directory = TemporaryDirectory()
         let rate = SampleRate.standard
