@@ -45,6 +45,8 @@ package final class ClickTrack: @unchecked Sendable {
     private let frameLimit: Int64
     /// Beats per bar asked for from the next bar on.
     private var pendingBeats: Int?
+    /// A tempo asked for from the next bar on (the adaptive trainer's step), and the gain that comes with it.
+    private var pendingTempo: (tempo: Tempo, gain: Float)?
     private let soundLengths: (beat: Int64, bell: Int64, subdivision: Int64, polyrhythm: Int64)
 
     /// The spoken count's words (`--count voice`), if the beats are spoken: each
@@ -252,6 +254,12 @@ package final class ClickTrack: @unchecked Sendable {
             if nextClick < clickLimit, let beats = pendingBeats, !passage.paused, passage.startsBar(nextClick) {
                 pendingBeats = nil
                 change(to: passage.changingMeter(beats: beats, next: nextClick))
+            }
+            if nextClick < clickLimit, let (tempo, gain) = pendingTempo, !passage.paused, passage.startsBar(nextClick) {
+                // The bar line's frame on the grid before it; the new grid counts from there.
+                pendingTempo = nil
+                setGain(gain)
+                change(to: passage.changingTempo(to: tempo, next: nextClick))
             }
             let beat = nextBeatFrame()
             let subdivision = nextSubdivisionFrame()
@@ -711,10 +719,14 @@ package final class ClickTrack: @unchecked Sendable {
         switch command {
         case .tempo(let tempo, let gain):
             followsPlan = false
+            pendingTempo = nil
             setGain(gain)
             change(to: passage.changingTempo(to: tempo, next: nextClick))
+        case .tempoFromNextBar(let tempo, let gain):
+            pendingTempo = (tempo, gain)
         case .tap(let tempo, let tapFrame, let gain):
             followsPlan = false
+            pendingTempo = nil
             setGain(gain)
             change(to: passage.rephasing(to: tempo, tapFrame: tapFrame, next: nextClick, position: position))
         case .beatsPerBar(let beats):

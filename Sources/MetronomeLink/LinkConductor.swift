@@ -147,8 +147,8 @@ package final class LinkConductor: @unchecked Sendable {
             return false
         case .mute, .gain:
             return false
-        case .song:
-            return true  // no setlist with Link (the command refuses it): the session's beats lead
+        case .song, .tempoFromNextBar:
+            return true  // no setlist and no adaptive trainer with Link (the command refuses them): the session's beats lead
         }
     }
 
