@@ -109,6 +109,16 @@ package final class Inspector {
         return found
     }
 
+    /// The output frame (the round trip taken off) up to which every note played has been
+    /// found: aubio finds an onset its delay and a hop after it, and the refinement may move
+    /// it up to its reach earlier; nil before the two lines place the input. A note placed at
+    /// or before it has been returned by a `listen` already.
+    package var heardThrough: Int64? {
+        let settled = detector.framesFed - detector.delayFrames - Int64(OnsetDetector.refinementReach + OnsetDetector.hop)
+        guard settled > 0, let heard = outputFrame(ofCaptureFrame: fedFrames.captureFrame(ofFed: settled)) else { return nil }
+        return heard - roundTripFrames
+    }
+
     /// Whether the log holds a chunk that ends at or before capture frame `captureFrame`: one `listen` would take.
     package func hasInput(through captureFrame: Int64) -> Bool {
         guard let chunk = log.peek() else { return false }

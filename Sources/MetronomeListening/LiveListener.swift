@@ -31,6 +31,8 @@ package final class LiveListener: @unchecked Sendable {
     private let clock: any Timekeeper
     private let clicks: LockFreeQueue<StartedClick>
     private let notes: LockFreeQueue<Heard>
+    /// `Inspector.heardThrough` after the notes of the last listen were handed over; `Int64.min` before it is known.
+    private let settled = Atomic<Int64>(.min)
     /// The capture frame the thread may listen up to.
     private let allowed = Atomic<Int64>(0)
     private let stopRequested = Atomic<Bool>(false)
@@ -70,6 +72,13 @@ package final class LiveListener: @unchecked Sendable {
         sem_post(wake)
     }
 
+    /// The output frame (round trip off) up to which every note played has been found: read
+    /// before the notes are taken, every note placed at or before it is among them. Nil before it is known.
+    package var heardThrough: Int64? {
+        let frame = settled.load(ordering: .acquiring)
+        return frame == .min ? nil : frame
+    }
+
     /// The next note the thread heard, oldest first.
     package func next() -> Heard? { notes.pop() }
 
@@ -106,6 +115,7 @@ package final class LiveListener: @unchecked Sendable {
             takeClicks()
             if inspector.hasInput(through: through) {
                 for note in inspector.listen(sample: sample(), now: clock.now(), through: through) { notes.push(heard(note)) }
+                if let frame = inspector.heardThrough { settled.store(frame, ordering: .releasing) }
                 continue
             }
             while sem_wait(wake) != 0, errno == EINTR {}

@@ -25,11 +25,15 @@ package struct PendulumStatus: Sendable, Equatable {
     package var practice: PracticeReadout?
     /// Following a MIDI clock: whether it plays (false: the clicks wait for it); nil when not following one.
     package var midiClockPlays: Bool?
+    /// The adaptive trainer: what it waits for; nil without one.
+    package var trainer: TrainerReadout?
 
     package init(tempo: Tempo, meter: Meter, bar: Int64?, beatInBar: Int, elapsedSeconds: Int64, underruns: Int,
                 bell: Bool = true, paused: Bool = false, muted: Bool = false, countIn: Bool = false, latencyTenths: Int64? = nil,
-                song: String? = nil, linkPeers: Int? = nil, practice: PracticeReadout? = nil, midiClockPlays: Bool? = nil) {
+                song: String? = nil, linkPeers: Int? = nil, practice: PracticeReadout? = nil, midiClockPlays: Bool? = nil,
+                trainer: TrainerReadout? = nil) {
         self.midiClockPlays = midiClockPlays
+        self.trainer = trainer
         self.tempo = tempo
         self.meter = meter
         self.bar = bar
@@ -71,6 +75,7 @@ package struct PendulumStatus: Sendable, Equatable {
         if muted { state.append("muted") }
         if underruns > 0 { state.append("underruns \(underruns)") }
         if let linkPeers { state.append(Self.linkText(peers: linkPeers)) }
+        if let trainer { state.append(trainer.text) }
         let latency = latencyTenths.map { ["latency \($0 / 10).\($0 % 10) ms"] } ?? []
         let boxes = beats.isEmpty ? [] : [beats]
         let notes = practice.map { [$0.text] } ?? [], summary = practice.map { [$0.summaryText] } ?? []

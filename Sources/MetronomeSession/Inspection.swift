@@ -43,14 +43,29 @@ package final class Inspection {
 
     func receive(clicks: [StartedClick]) { listener.receive(clicks: clicks) }
 
-    /// Lets the listening thread go on up to capture frame `captured`; what it heard since the
-    /// last call: the trace's hits, the lines to print, and the matched notes' offsets (ms).
-    func listen(through captured: Int64) -> (lines: String, offsets: [Double]) {
-        listener.listen(through: captured)
+    /// What the listening thread heard since the last `listen`.
+    struct Heard {
+        /// Lines to print (`--verbose` without a picture).
         var lines = ""
+        /// The matched notes' offsets (ms), for the status line.
         var offsets: [Double] = []
-        while let heard = listener.next() { report(heard, lines: &lines, offsets: &offsets) }
-        return (lines, offsets)
+        /// The matched notes: their clicks' frames and how far off they were, for the adaptive trainer.
+        var matches: [NoteMatch] = []
+        /// The output frame up to which every note played is among those heard so far; nil before it is known.
+        var through: Int64?
+    }
+
+    /// Lets the listening thread go on up to capture frame `captured`; what it heard since the
+    /// last call: the trace's hits, the lines to print, and the matched notes.
+    func listen(through captured: Int64) -> Heard {
+        listener.listen(through: captured)
+        // Read before the notes are taken: every note up to it is among them.
+        var heard = Heard(through: listener.heardThrough)
+        while let note = listener.next() {
+            if let match = note.note.match { heard.matches.append(match) }
+            report(note, lines: &heard.lines, offsets: &heard.offsets)
+        }
+        return heard
     }
 
     /// The trace's hit, the line to print and the matched offset for one note heard.

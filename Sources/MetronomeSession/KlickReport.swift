@@ -23,6 +23,11 @@ struct KlickReport {
             increment = Float(step) / 1_000 / Float(barsPerStep)
             start = Self.bpm(first)
             limit = Self.bpm(until)
+        case .adaptive(let rule):
+            // The adaptive trainer's steps, at the bars they take when every one is tight.
+            increment = Float(rule.step) / 1_000 / Float(rule.barsPerStep)
+            start = Self.bpm(rule.start)
+            limit = Self.bpm(rule.until)
         case .plan(.map), .setlist: type = .map
         }
         if live.output.jackSettings?.transport == .follow { type = .jack }

@@ -145,6 +145,14 @@ final class LiveLoop {
             let heard = inspection.listen(through: captured)
             if !heard.lines.isEmpty { screen.emit(heard.lines) }
             view.heard(offsets: heard.offsets)
+            let trained = view.judge(heard.matches, through: heard.through)
+            if !trained.lines.isEmpty { screen.emit(trained.lines) }
+            for judged in trained.judged {
+                let judgement = judged.judgement
+                trace?.judged(bar: judgement.bar, firstClick: judgement.firstClick, playedAt: judged.playedAt,
+                              verdict: judgement.verdict, decision: judged.decision, rate: playback.rate)
+            }
+            for reaction in trained.reactions { act(on: reaction) }
         }
         if let link = playback.link { view.link(peers: link.session.peers, transportPlays: link.isPlaying) }
         view.midiClock(plays: playback.midiClockPlays)

@@ -2,6 +2,7 @@ import MetronomeSupport
 import MetronomeTiming
 import MetronomeOSC
 import MetronomeAudio
+import MetronomeListening
 import MetronomePendulum
 import MetronomeTerminal
 
@@ -107,12 +108,23 @@ struct LiveView {
     private(set) var midiClockPlays: Bool?
     /// What the practice inspector heard, for the status line and the picture's mark; nil without `--inspect`.
     private(set) var practice: PracticeReadout?
+    /// `--when-tight`: the adaptive trainer, the bars it judges, and what the status line says of it.
+    private(set) var trainer: AdaptiveTrainer?
+    private var judge: BarJudge?
+    private(set) var trainerReadout: TrainerReadout?
+    /// Without a picture: the trainer's stop, said with the next lines.
+    private var pendingTrainerLines = ""
 
     init(settings: Settings, schedule: ClickSchedule, firstPassage: Passage, rate: SampleRate, controller: PracticeController,
          picture: Bool, printsLines: Bool, planned: Bool, latencyTenths: Int64?, tracing: Bool, inspecting: Bool = false,
          exactPositions: Bool = false) {
         self.picture = picture
         practice = inspecting ? PracticeReadout() : nil
+        if inspecting, let rule = settings.adaptiveTrainer {
+            trainer = AdaptiveTrainer(rule)
+            judge = BarJudge(rule: rule, rate: rate)
+            trainerReadout = TrainerReadout(trainer: AdaptiveTrainer(rule), rate: rate)
+        }
         self.printsLines = printsLines
         self.planned = planned
         verbosity = settings.verbosity
@@ -208,6 +220,58 @@ struct LiveView {
     /// Clicks the audio thread started: without a picture, the beats become lines once heard.
     mutating func receive(clicks: [StartedClick]) {
         if printsLines { pending += clicks.filter(\.sound.isBeat) }
+        judge?.receive(clicks: clicks)
+    }
+
+    /// A bar the adaptive trainer judged, and what it did.
+    struct TrainerJudgement: Equatable {
+        let judgement: BarJudge.Judgement
+        let playedAt: Tempo
+        let decision: AdaptiveTrainer.Decision
+    }
+
+    /// Notes the practice inspector matched, and how far it has heard (every note up to output
+    /// frame `through` is among those matched so far): the adaptive trainer judges the bars now
+    /// whole, each against the tempo it was played at, and asks for its steps from the next bar
+    /// line. Returns the commands, the bars judged (for the trace) and, without a picture, a
+    /// line for each step or hold.
+    mutating func judge(_ matches: [NoteMatch], through: Int64?) -> (reactions: [Reaction], judged: [TrainerJudgement], lines: String) {
+        guard var judge, var trainer, let readout = trainerReadout, !readout.stopped else { return ([], [], "") }
+        for match in matches { judge.heard(match) }
+        var reactions: [Reaction] = [], judged: [TrainerJudgement] = [], lines = ""
+        for judgement in through.map({ judge.judged(through: $0) }) ?? [] {
+            let playedAt = tempo(ofClick: judgement.firstClick)
+            let decision = trainer.judge(bar: judgement.bar, playedAt: playedAt, verdict: judgement.verdict)
+            judged.append(TrainerJudgement(judgement: judgement, playedAt: playedAt, decision: decision))
+            switch decision {
+            case .step(let tempo), .stepBack(let tempo):
+                reactions.append(.send(.tempoFromNextBar(tempo, gain: controller.gain(for: tempo))))
+            case .counted, .held, .passedOver:
+                break
+            }
+            let now = TrainerReadout(trainer: trainer, rate: readout.rate)
+            if printsLines, let line = now.line(for: decision, bar: judgement.bar, verdict: judgement.verdict) { lines += line + "\n" }
+        }
+        self.judge = judge
+        self.trainer = trainer
+        let now = TrainerReadout(trainer: trainer, rate: readout.rate)
+        if now != readout {
+            trainerReadout = now
+            changes += 1
+        }
+        return (reactions, judged, lines)
+    }
+
+    /// A tempo key, a tap or a control bound to one took the tempo over: the adaptive trainer stops.
+    private mutating func stopTrainer(for command: PracticeCommand) {
+        switch command {
+        case .tempo, .tap:
+            guard let trainer, let readout = trainerReadout, !readout.stopped else { return }
+            trainerReadout = TrainerReadout(trainer: trainer, rate: readout.rate, stopped: true)
+            if printsLines { pendingTrainerLines += "trainer: off, the keys set the tempo\n" }
+        default:
+            break
+        }
     }
 
     /// Keys pressed at `now`: practice keys become commands timed by the frame heard now.
@@ -299,6 +363,7 @@ struct LiveView {
 
     private mutating func outcome(_ outcome: PracticeController.Outcome, at now: MonotonicInstant) -> [Reaction] {
         guard case .command(let command) = outcome else { return [] }
+        stopTrainer(for: command)
         changes += 1
         fullRateUntil = MonotonicInstant(nanoseconds: now.nanoseconds + 1_000_000_000)
         wakeForNextFrame(after: now)
@@ -314,7 +379,9 @@ struct LiveView {
                 continue
             }
             switch controller.press(key, heardFrame: heard) {
-            case .command(let command): reactions.append(.send(command))
+            case .command(let command):
+                stopTrainer(for: command)
+                reactions.append(.send(command))
             case .quit: reactions.append(.stop)
             case .toggleHelp: helpShown.toggle()
             case .nothing: break
@@ -343,7 +410,8 @@ struct LiveView {
             swap(&grid, &probe)
             mustDraw = false
         } else {
-            result.lines = heardLines(upTo: shown)
+            result.lines = pendingTrainerLines + heardLines(upTo: shown)
+            pendingTrainerLines = ""
         }
         scheduleNext(after: now, shown: shown, sample: sample, underruns: underruns, lookAhead: picture && !result.draw)
         return result
@@ -438,7 +506,7 @@ struct LiveView {
                                     underruns: underruns,
                                     bell: passage.bell, paused: sharesStartStop ? !linkTransportPlays : controller.paused, muted: controller.muted, countIn: countIn,
                                     latencyTenths: latencyTenths, song: song, linkPeers: linkPeers, practice: practice,
-                                    midiClockPlays: midiClockPlays)
+                                    midiClockPlays: midiClockPlays, trainer: trainerReadout)
         if probe.width != size.width || probe.height != size.height {
             probe = TextGrid(width: size.width, height: size.height)
             statusCache.status = nil

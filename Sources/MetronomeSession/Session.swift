@@ -158,7 +158,7 @@ package enum Session {
         let outcome = loop.run()
         feeding?.stop()
         if let target = live.practiceLog, inspection?.settings.mode != .calibrate {
-            let trainerStart: Tempo? = if case .trainer(let start, _, _, _, _)? = settings.plan { start } else { nil }
+            let trainerStart: Tempo? = if case .trainer(let start, _, _, _, _)? = settings.plan { start } else { settings.adaptiveTrainer?.start }
             let record = PracticeRecord(start: started, end: .now(), tally: loop.tally, target: target, meter: settings.meter,
                                         trainerStart: trainerStart, take: inspection?.settings.mode == .inspect ? inspection?.statistics : nil)
             if let failure = PracticeLog.append(record.line, to: target.path) {

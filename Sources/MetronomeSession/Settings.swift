@@ -42,6 +42,8 @@ package struct Settings: Sendable, Equatable {
         case plan(TempoPlan.Source)
         /// `--setlist`: the songs, the current one's plan first.
         case setlist(SongList)
+        /// `--when-tight`: the adaptive trainer, which moves the tempo as the player earns it.
+        case adaptive(AdaptiveTrainer.Rule)
     }
 
     /// Where the clicks go.
@@ -209,10 +211,15 @@ package struct Settings: Sendable, Equatable {
     /// A tempo map or the speed trainer, or the current song's; nil: one tempo.
     package var plan: TempoPlan.Source? {
         switch program {
-        case .steady: nil
+        case .steady, .adaptive: nil
         case .plan(let source): source
         case .setlist(let list): list.songs[list.current].source
         }
+    }
+
+    /// `--when-tight`'s adaptive trainer.
+    package var adaptiveTrainer: AdaptiveTrainer.Rule? {
+        if case .adaptive(let rule) = program { rule } else { nil }
     }
 
     /// `--setlist`'s songs.

@@ -9,7 +9,7 @@ import SystemPackage
 ///
 /// `click` for every sound started, `frame` for every picture drawn, `tempo`
 /// when the tempo is set, `song` when a setlist's song plays, `hit` for a note
-/// `--inspect` matched. Bars and beats in bars count from 1, as the status
+/// `--inspect` matched, `judged` for a bar the adaptive trainer judged. Bars and beats in bars count from 1, as the status
 /// line shows them; `beat` counts every click from 0.
 package final class Trace {
     private let descriptor: Int32
@@ -77,6 +77,29 @@ package final class Trace {
     /// `--inspect`: a note the player played at output frame `frame`, aimed at click `beat`, `offsetMs` off it (negative early).
     package func hit(frame: Int64, beat: Int64, offsetMilliseconds: Double) {
         line("{\"type\":\"hit\",\"frame\":\(frame),\"beat\":\(beat),\"offsetMs\":\(offsetMilliseconds)}")
+    }
+
+    /// `--when-tight`: a bar the adaptive trainer judged (from 1), its first click (`beat`), the
+    /// tempo it was played at, how it was played (`tight`, with the furthest note; `off` or `missed`,
+    /// with the first beat that was) and what the trainer did (`counted`, `passedOver` for a bar
+    /// of a tempo it has left, `held`, `step` or `back`, with the tempo asked for from the next bar line).
+    package func judged(bar: Int64, firstClick: Int64, playedAt: Tempo, verdict: AdaptiveTrainer.Verdict,
+                        decision: AdaptiveTrainer.Decision, rate: SampleRate) {
+        var text = "{\"type\":\"judged\",\"bar\":\(bar + 1),\"beat\":\(firstClick),\"bpm\":\"\(playedAt)\","
+        let milliseconds = { (frames: Int64) in Double(frames) * 1_000 / Double(rate.framesPerSecond) }
+        switch verdict {
+        case .tight(let worst): text += "\"verdict\":\"tight\",\"offsetMs\":\(milliseconds(worst))"
+        case .off(let beat, let offset): text += "\"verdict\":\"off\",\"beatInBar\":\(beat + 1),\"offsetMs\":\(milliseconds(offset))"
+        case .missed(let beat): text += "\"verdict\":\"missed\",\"beatInBar\":\(beat + 1)"
+        }
+        switch decision {
+        case .counted: text += ",\"decision\":\"counted\""
+        case .passedOver: text += ",\"decision\":\"passedOver\""
+        case .held: text += ",\"decision\":\"held\""
+        case .step(let tempo): text += ",\"decision\":\"step\",\"to\":\"\(tempo)\""
+        case .stepBack(let tempo): text += ",\"decision\":\"back\",\"to\":\"\(tempo)\""
+        }
+        line(text + "}")
     }
 
     package func tempo(_ tempo: Tempo, frame: Int64) {
