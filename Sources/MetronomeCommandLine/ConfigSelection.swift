@@ -88,7 +88,7 @@ package enum ConfigSelection {
         let live = Set(options.filter { $0.section.map(liveSections.contains) == true }.map(\.name))
         let jack = Set(options.filter { $0.section == "JACK" }.map(\.name))
         return [
-            [["bpm", "meter", "pattern", "step", "until"], ["tempo-map", "start-at", "loop"], ["setlist", "song"]],
+            [["bpm", "meter", "pattern", "step", "until", "when-tight", "step-back"], ["tempo-map", "start-at", "loop"], ["setlist", "song"]],
             [["output", "format"], live],
             [["device", "latency"], jack],
             [["verbose"], ["quiet"]],
@@ -104,6 +104,7 @@ package enum ConfigSelection {
             "polyrhythm-sound": ["polyrhythm"], "seed": ["random-mute"], "step": ["until"], "until": ["step"],
             "start-at": ["tempo-map"], "loop": ["tempo-map"], "song": ["setlist"], "format": ["output"],
             "input-device": ["inspect", "calibrate"], "input-latency": ["inspect"], "report": ["inspect"],
+            "when-tight": ["inspect"], "step-back": ["when-tight"],
             "link-start-stop": ["link"], "osc-host": ["osc"], "osc-tcp": ["osc"], "osc-allow-files": ["osc"],
             "midi-connect": ["midi-notes", "midi-clock"], "midi-map": ["midi-in"], "midi-learn": ["midi-in"],
         ]

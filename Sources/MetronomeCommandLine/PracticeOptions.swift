@@ -44,6 +44,13 @@ struct PracticeOptions: ParsableArguments {
             help: ArgumentHelp("Speed trainer: the tempo to stop at, then keep (e.g. --until 140).", valueName: "bpm"))
     var until: OptionValue<Tempo>?
 
+    @Option(name: .long, parsing: .unconditional,
+            help: ArgumentHelp("Adaptive trainer, with --inspect: move the tempo a --step only after its M bars had every note within this many ms of its click and none missed (e.g. --when-tight 15).", valueName: "ms"))
+    var whenTight: OptionValue<TightWindow>?
+
+    @Flag(name: .long, help: "Adaptive trainer: a bar with a note outside --when-tight, or a click missed, steps the tempo back a step (never past --bpm).")
+    var stepBack = false
+
     @Option(name: .long, help: ArgumentHelp("Play a klick tempo map: lines of '[label:] bars [n/d] tempo[-tempo2|,t2,...] [pattern] [volume]', tempo in quarter notes a minute; or a MIDI file's tempo map (a DAW's export: its tempo and time signatures, its markers as labels).", valueName: "file"), completion: .file())
     var tempoMap: String?
 
@@ -62,6 +69,9 @@ struct PracticeOptions: ParsableArguments {
             }
         } else if startAt != nil || loop {
             throw SessionError.badRequest("--start-at and --loop are for a --tempo-map")
+        }
+        if whenTight != nil, step == nil || until == nil {
+            throw SessionError.badRequest("--when-tight makes the speed trainer adaptive: give --step S/M and --until T too, e.g. --step 5/4 --until 140 --when-tight 15")
         }
         if seed != nil, randomMute == nil { throw SessionError.badRequest("--seed chooses the beats --random-mute mutes: give --random-mute PCT too") }
     }
@@ -124,5 +134,22 @@ struct PracticeOptions: ParsableArguments {
             }
             return .trainer(start: tempo, step: step.millibeatsPerMinute, barsPerStep: step.bars, until: target, meter: meter)
         }
+    }
+
+    /// The program these options play: the speed trainer's plan made adaptive by `--when-tight`
+    /// (which listens, so needs `--inspect`), or `source` as it is.
+    func program(_ source: TempoPlan.Source?, inspecting: Bool) throws -> Settings.Program {
+        guard let whenTight else {
+            if stepBack { throw SessionError.badRequest("--step-back is for the adaptive trainer: give --when-tight MS with --step and --until") }
+            return source.map(Settings.Program.plan) ?? .steady
+        }
+        guard case .trainer(let start, let step, let bars, let until, _)? = source else {
+            throw SessionError.badRequest("--when-tight makes the speed trainer adaptive: give --step S/M and --until T too, e.g. --step 5/4 --until 140 --when-tight 15")
+        }
+        guard inspecting else {
+            throw SessionError.badRequest("--when-tight moves the tempo by what it hears: give --inspect (and --input-device) too")
+        }
+        return .adaptive(AdaptiveTrainer.Rule(start: start, step: step, barsPerStep: bars, until: until,
+                                              toleranceMicroseconds: try whenTight.value().microseconds, stepsBack: stepBack))
     }
 }

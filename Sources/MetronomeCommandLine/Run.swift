@@ -20,7 +20,7 @@ extension MetronomeCommand {
     package func makeRun(environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }) throws -> Run {
         // Each value as its own type read it, in the order of the groups: a bad one is its line
         // before any combination of options is looked at.
-        let values: [(any CheckedOption)?] = [tempo.bpm, tempo.meter, practice.subdivisionVolume, practice.countIn, practice.until,
+        let values: [(any CheckedOption)?] = [tempo.bpm, tempo.meter, practice.subdivisionVolume, practice.countIn, practice.until, practice.whenTight,
                                               sound.volume, sound.rate, output.bars, output.duration, device.latency,
                                               picture.angle, picture.visualOffset, picture.fps]
         for value in values { try value?.check() }
@@ -33,7 +33,8 @@ extension MetronomeCommand {
         // Without a map or a setlist the rhythm and the plan depend on the options alone: made now.
         let alone = practice.tempoMap == nil && setlist.setlist == nil
         var rhythm = alone ? try rhythm(meter: meter) : .plain
-        var program = alone ? try practice.source(map: nil, tempo: start, meter: meter).map(Settings.Program.plan) ?? .steady : .steady
+        let listening = inspector.listening.first == .inspect
+        var program = alone ? try practice.program(practice.source(map: nil, tempo: start, meter: meter), inspecting: listening) : .steady
         let rate = try sound.rate?.value() ?? .standard, volume = try sound.volume?.value().level.value ?? 1
         var length = try output.length(rate: rate)
         let file = try outputFile(length: length)
@@ -72,7 +73,7 @@ extension MetronomeCommand {
             program = .setlist(read.songs)
         } else if let map = try practice.readMap() {
             rhythm = try self.rhythm(meter: Self.shortest(map.entries.map(\.meter)) ?? meter)
-            program = try practice.source(map: map, tempo: start, meter: meter).map(Settings.Program.plan) ?? .steady
+            program = try practice.program(practice.source(map: map, tempo: start, meter: meter), inspecting: listening)
         }
         var settings = Settings(tempo: start, meter: meter, rate: rate, volume: volume, length: length,
                                 beatSound: sound.beatSound, bellSound: sound.bellSound, subdivisionSound: sound.subdivisionSound,
@@ -93,7 +94,7 @@ extension MetronomeCommand {
     func checkValues() throws {
         let values: [(any CheckedOption)?] = [tempo.bpm, tempo.meter, practice.pattern, practice.subdivide, practice.swing,
                                               practice.subdivisionVolume, practice.polyrhythm, practice.countIn, practice.gap,
-                                              practice.randomMute, practice.seed, practice.step, practice.until,
+                                              practice.randomMute, practice.seed, practice.step, practice.until, practice.whenTight,
                                               sound.volume, sound.rate, output.bars, output.duration, device.latency,
                                               picture.angle, picture.visualOffset, picture.fps, inspector.inputLatency]
         for value in values { try value?.check() }

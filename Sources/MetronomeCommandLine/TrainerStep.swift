@@ -22,3 +22,14 @@ struct TrainerStep: OptionParsable, Equatable {
         self.bars = bars
     }
 }
+
+/// `--when-tight MS`: how far from its click a note may lie in a bar the adaptive trainer
+/// counts as tight, 0.1 to 500 ms, a plain decimal to the microsecond.
+struct TightWindow: OptionParsable, Equatable {
+    let microseconds: Int64
+
+    init(parsing text: String) throws(SessionError) {
+        microseconds = try plainDecimal(text, places: 3, in: 100...500_000,
+                                        or: "--when-tight '\(text)' is not a window in ms from 0.1 to 500: use e.g. --when-tight 15")
+    }
+}
