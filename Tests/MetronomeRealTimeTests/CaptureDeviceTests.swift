@@ -119,6 +119,8 @@ struct CaptureLoopbackTests {
         try everyHitHeardIsMatchedToItsClickWithinAMillisecond(loopback)
         try theCommandCalibratesAndInspectsWithinAMillisecond(loopback)
         try theStatusLineShowsTheNotesInARealTerminal(loopback)
+        try theAdaptiveTrainerStepsHoldsAndStepsBackAtBarLines(loopback)
+        try theStatusLineSaysWhyTheTrainerWaitsInARealTerminal(loopback)
     }
 
     func whatIsPlayedIsCapturedOnTheExactFramesWithStampsInRealTime(_ loopback: JackLoopback) throws {

@@ -18,6 +18,10 @@
  * Prints "ready" once its ports exist, then "hit F K O" for each hit it
  * starts: its frame (JACK time), the index of the click it aims at (from 0,
  * the first click heard) and the offset played.
+ *
+ * "react:OFFSETS" plays each hit after hearing its click instead of ahead of
+ * it: at the click's frame plus its offset (0 or more), so a tempo change
+ * never throws it off; an "x" among them plays no hit on that click (a miss).
  */
 #include <jack/jack.h>
 #include <math.h>
@@ -34,7 +38,10 @@
 static jack_client_t *client;
 static jack_port_t *clicks, *hits;
 static long offsets[MAX_OFFSETS];
-static int offset_count, echo;
+static int offset_count, echo, react;
+/* In react mode, the offsets that play no hit. */
+#define MISS INT64_MIN
+static int64_t react_offsets[MAX_OFFSETS];
 static int64_t click_limit = INT64_MAX;
 static float bleed;
 static jack_nframes_t rate;
@@ -87,6 +94,15 @@ static int process(jack_nframes_t frames, void *arg) {
                 int64_t index = clicks_heard++;
                 if (echo) {
                     start_hit(frame, index, 0);
+                } else if (react) {
+                    int64_t offset = react_offsets[index % offset_count];
+                    for (int slot = 0; slot < 4 && offset != MISS && index < click_limit; slot++) {
+                        if (planned_frame[slot] >= 0) continue;
+                        planned_frame[slot] = frame + offset;
+                        planned_click[slot] = index;
+                        planned_offset[slot] = offset;
+                        break;
+                    }
                 } else if (interval > 0 && index + 1 < click_limit) {
                     /* The next click, predicted a click ahead: far enough to play up to 35 ms early. */
                     int64_t offset = offsets[(index + 1) % offset_count];
@@ -115,11 +131,28 @@ static int process(jack_nframes_t frames, void *arg) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: jack_drummer OFFSETS|echo [BLEED_DB]\n");
+        fprintf(stderr, "usage: jack_drummer OFFSETS|react:OFFSETS|echo [BLEED_DB [CLICKS]]\n");
         return 64;
     }
     if (strcmp(argv[1], "echo") == 0) {
         echo = 1;
+    } else if (strncmp(argv[1], "react:", 6) == 0) {
+        react = 1;
+        char *text = argv[1] + 6;
+        while (*text && offset_count < MAX_OFFSETS) {
+            if (*text == 'x') {
+                react_offsets[offset_count++] = MISS;
+                text++;
+            } else {
+                char *end;
+                long offset = strtol(text, &end, 10);
+                if (end == text || offset < 0) return 64;
+                react_offsets[offset_count++] = offset;
+                text = end;
+            }
+            if (*text == ',') text++;
+        }
+        if (offset_count == 0) return 64;
     } else {
         char *text = argv[1];
         while (*text && offset_count < MAX_OFFSETS) {
