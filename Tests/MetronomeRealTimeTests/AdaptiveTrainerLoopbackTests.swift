@@ -174,11 +174,9 @@ extension CaptureLoopbackTests {
         let player = try loopback.launch(drummer, ["react:480"], log: loopback.home.file("late-trainer.log"))
         defer { stop(player) }
         try loopback.waitForPort("jack_drummer:hits")
-        var environment = loopback.environment
-        environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(Self.configuration)"
-        environment["XDG_CONFIG_HOME"] = loopback.home.file("config")
-        let variables = environment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
-        let pane = try TmuxPane(command: "env \(variables) \(metronomeBinary()) --inspect --input-latency 0 --bpm 240 --meter 3/4 --step 12/2 --until 288 --when-tight 5 --bars 6 --beat-sound \(click) --bell-sound \(click) --device drummerOut --input-device drummerIn 2>\(loopback.home.file("tmux-trainer-stderr"))")
+        let pane = try metronomeInTmux(loopback, "--inspect --input-latency 0 --bpm 240 --meter 3/4 --step 12/2 --until 288 --when-tight 5 --bars 6"
+                                           + " --beat-sound \(click) --bell-sound \(click) --device drummerOut --input-device drummerIn",
+                                       stderr: "tmux-trainer-stderr")
         var screen = ""
         try pane.waitUntil("the trainer holding on the status line", seconds: 15) {
             screen = try pane.capture()

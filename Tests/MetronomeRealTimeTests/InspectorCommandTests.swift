@@ -29,6 +29,16 @@ extension CaptureLoopbackTests {
         return try run(metronomeBinary(), arguments, environment: environment)
     }
 
+    /// The binary in a real terminal (tmux, 80x24) in the loopback's environment with this process's
+    /// test devices, given `arguments` (a shell line); its standard error to `stderr` in the loopback's home.
+    func metronomeInTmux(_ loopback: JackLoopback, _ arguments: String, stderr: String) throws -> TmuxPane {
+        var environment = loopback.environment
+        environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(Self.configuration)"
+        environment["XDG_CONFIG_HOME"] = loopback.home.file("config")
+        let variables = environment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
+        return try TmuxPane(command: "env \(variables) \(metronomeBinary()) \(arguments) 2>\(loopback.home.file(stderr))")
+    }
+
     /// Ends a drummer: SIGKILL, as a child of this process has SIGTERM blocked (the test
     /// process blocks the termination signals to take them as events). Safe twice.
     func stop(_ process: Process) {
@@ -180,11 +190,7 @@ extension CaptureLoopbackTests {
         let player = try loopback.launch(drummer, ["480"], log: loopback.home.file("late.log"))
         defer { stop(player) }
         try loopback.waitForPort("jack_drummer:hits")
-        var environment = loopback.environment
-        environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(Self.configuration)"
-        environment["XDG_CONFIG_HOME"] = loopback.home.file("config")
-        let variables = environment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
-        let pane = try TmuxPane(command: "env \(variables) \(metronomeBinary()) --inspect --bpm 200 --bars 8 --beat-sound \(click) --bell-sound \(click) --device drummerOut --input-device drummerIn 2>\(loopback.home.file("tmux-stderr"))")
+        let pane = try metronomeInTmux(loopback, "--inspect --bpm 200 --bars 8 --beat-sound \(click) --bell-sound \(click) --device drummerOut --input-device drummerIn", stderr: "tmux-stderr")
         var screen = ""
         try pane.waitUntil("a mean on the status line and a mark", seconds: 15) {
             screen = try pane.capture()
