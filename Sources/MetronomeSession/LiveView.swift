@@ -236,12 +236,14 @@ struct LiveView {
     /// line. Returns the commands, the bars judged (for the trace) and, without a picture, a
     /// line for each step or hold.
     mutating func judge(_ matches: [NoteMatch], through: Int64?) -> (reactions: [Reaction], judged: [TrainerJudgement], lines: String) {
-        guard var judge, var trainer, let readout = trainerReadout, !readout.stopped else { return ([], [], "") }
-        for match in matches { judge.heard(match) }
+        // Mutated in place through the optionals: a copy would copy the targets every frame.
+        guard judge != nil, trainer != nil, let readout = trainerReadout, !readout.stopped else { return ([], [], "") }
+        for match in matches { judge?.heard(match) }
         var reactions: [Reaction] = [], judged: [TrainerJudgement] = [], lines = ""
-        for judgement in through.map({ judge.judged(through: $0) }) ?? [] {
+        for judgement in through.flatMap({ judge?.judged(through: $0) }) ?? [] {
             let playedAt = tempo(ofClick: judgement.firstClick)
-            let decision = trainer.judge(bar: judgement.bar, playedAt: playedAt, verdict: judgement.verdict)
+            guard let decision = trainer?.judge(bar: judgement.bar, playedAt: playedAt, verdict: judgement.verdict),
+                  let trainer else { continue }
             judged.append(TrainerJudgement(judgement: judgement, playedAt: playedAt, decision: decision))
             switch decision {
             case .step(let tempo), .stepBack(let tempo):
@@ -252,8 +254,7 @@ struct LiveView {
             let now = TrainerReadout(trainer: trainer, rate: readout.rate)
             if printsLines, let line = now.line(for: decision, bar: judgement.bar, verdict: judgement.verdict) { lines += line + "\n" }
         }
-        self.judge = judge
-        self.trainer = trainer
+        guard let trainer else { return (reactions, judged, lines) }
         let now = TrainerReadout(trainer: trainer, rate: readout.rate)
         if now != readout {
             trainerReadout = now
