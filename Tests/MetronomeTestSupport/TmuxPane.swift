@@ -40,8 +40,12 @@ package final class TmuxPane {
     }
 
     /// Polls every 20 ms (at most `seconds`) until `condition` holds.
+    /// How much longer a wait may take: `METRONOME_WAIT_SCALE` (`scripts/sanitize` sets 4, for a
+    /// program slowed down by a sanitizer beside hundreds of tests run at once), else 1.
+    package static let waitScale: Double = ProcessInfo.processInfo.environment["METRONOME_WAIT_SCALE"].flatMap(Double.init).map { max($0, 1) } ?? 1
+
     package func waitUntil(_ what: String, seconds: Double = 10, _ condition: () throws -> Bool) throws {
-        guard try MetronomeTestSupport.waitUntil(seconds: seconds, every: .milliseconds(20), condition) else {
+        guard try MetronomeTestSupport.waitUntil(seconds: seconds * Self.waitScale, every: .milliseconds(20), condition) else {
             throw TmuxError.timedOut(what)
         }
     }
