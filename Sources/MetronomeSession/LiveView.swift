@@ -111,7 +111,13 @@ struct LiveView {
     /// `--when-tight`: the adaptive trainer, the bars it judges, and what the status line says of it.
     private(set) var trainer: AdaptiveTrainer?
     private var judge: BarJudge?
-    private(set) var trainerReadout: TrainerReadout?
+    /// A tempo key took the tempo over: the trainer has stopped.
+    private(set) var trainerStopped = false
+    /// What the status line says of the trainer.
+    var trainerReadout: TrainerReadout? {
+        guard let trainer, let judge else { return nil }
+        return TrainerReadout(trainer: trainer, rate: judge.rate, stopped: trainerStopped)
+    }
     /// Without a picture: the trainer's stop, said with the next lines.
     private var pendingTrainerLines = ""
 
@@ -123,7 +129,6 @@ struct LiveView {
         if inspecting, let rule = settings.adaptiveTrainer {
             trainer = AdaptiveTrainer(rule)
             judge = BarJudge(rule: rule, rate: rate)
-            trainerReadout = TrainerReadout(trainer: AdaptiveTrainer(rule), rate: rate)
         }
         self.printsLines = printsLines
         self.planned = planned
@@ -237,13 +242,12 @@ struct LiveView {
     /// line for each step or hold.
     mutating func judge(_ matches: [NoteMatch], through: Int64?) -> (reactions: [Reaction], judged: [TrainerJudgement], lines: String) {
         // Mutated in place through the optionals: a copy would copy the targets every frame.
-        guard judge != nil, trainer != nil, let readout = trainerReadout, !readout.stopped else { return ([], [], "") }
+        guard judge != nil, let before = trainer, !trainerStopped else { return ([], [], "") }
         for match in matches { judge?.heard(match) }
         var reactions: [Reaction] = [], judged: [TrainerJudgement] = [], lines = ""
         for judgement in through.flatMap({ judge?.judged(through: $0) }) ?? [] {
             let playedAt = tempo(ofClick: judgement.firstClick)
-            guard let decision = trainer?.judge(bar: judgement.bar, playedAt: playedAt, verdict: judgement.verdict),
-                  let trainer else { continue }
+            guard let decision = trainer?.judge(bar: judgement.bar, playedAt: playedAt, verdict: judgement.verdict) else { continue }
             judged.append(TrainerJudgement(judgement: judgement, playedAt: playedAt, decision: decision))
             switch decision {
             case .step(let tempo), .stepBack(let tempo):
@@ -251,15 +255,9 @@ struct LiveView {
             case .counted, .held, .passedOver:
                 break
             }
-            let now = TrainerReadout(trainer: trainer, rate: readout.rate)
-            if printsLines, let line = now.line(for: decision, bar: judgement.bar, verdict: judgement.verdict) { lines += line + "\n" }
+            if printsLines, let line = trainerReadout?.line(for: decision, bar: judgement.bar, verdict: judgement.verdict) { lines += line + "\n" }
         }
-        guard let trainer else { return (reactions, judged, lines) }
-        let now = TrainerReadout(trainer: trainer, rate: readout.rate)
-        if now != readout {
-            trainerReadout = now
-            changes += 1
-        }
+        if trainer != before { changes += 1 }
         return (reactions, judged, lines)
     }
 
@@ -267,8 +265,8 @@ struct LiveView {
     private mutating func stopTrainer(for command: PracticeCommand) {
         switch command {
         case .tempo, .tap:
-            guard let trainer, let readout = trainerReadout, !readout.stopped else { return }
-            trainerReadout = TrainerReadout(trainer: trainer, rate: readout.rate, stopped: true)
+            guard trainer != nil, !trainerStopped else { return }
+            trainerStopped = true
             if printsLines { pendingTrainerLines += "trainer: off, the keys set the tempo\n" }
         default:
             break
