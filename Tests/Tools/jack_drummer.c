@@ -173,9 +173,11 @@ int main(int argc, char **argv) {
     hits = jack_port_register(client, "hits", JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);
     jack_set_process_callback(client, process, NULL);
     if (jack_activate(client)) return 69;
+    pid_t parent = getppid();
     printf("ready\n");
     fflush(stdout);
     for (;;) {
+        if (getppid() != parent) return 75;  /* the test that started it is gone */
         while (atomic_load(&log_read) < atomic_load(&log_written)) {
             int at = atomic_load(&log_read);
             printf("hit %lld %lld %lld\n", (long long)log_frames[at % LOG_SIZE], (long long)log_clicks[at % LOG_SIZE],
