@@ -60,15 +60,20 @@ static inline uint64_t frame_stamped_port(struct frame_stamped *recording, jack_
     return at;
 }
 
-/* Says "recording" on stdout, waits until the recording is full, then leaves the server.
- * Ends at once (exit 75) if the test that started it is gone: a recorder whose server
- * went with a killed test would otherwise wait for frames that never come. */
+/* Ends the process (exit 75) once its parent is no longer `parent`: the test that started
+ * it is gone, and a recorder whose server went with it would wait for frames that never come. */
+static inline void frame_stamped_end_if_orphaned(pid_t parent) {
+    if (getppid() != parent) _exit(75);
+}
+
+/* Says "recording" on stdout, waits until the recording is full, then leaves the server;
+ * ends at once if the test that started it is gone. */
 static inline void frame_stamped_run(struct frame_stamped *recording, jack_client_t *client) {
     pid_t parent = getppid();
     printf("recording\n");
     fflush(stdout);
     while (atomic_load(&recording->end) < recording->capacity) {
-        if (getppid() != parent) _exit(75);
+        frame_stamped_end_if_orphaned(parent);
         usleep(10000);
     }
     jack_deactivate(client);
