@@ -29,7 +29,7 @@ import MetronomeTestSupport
         #expect(isSessionTempo(bbt.beatsPerMinute) && bbt.beatsPerBar == 3 && bbt.beatType == 4 && bbt.ticksPerBeat == 1920,
                 "\(reading)", sourceLocation: sourceLocation)
         let expected = ardour.expectedBBT(atFrame: reading.frame)
-        #expect(Int64(bbt.bar) == expected.bar && Int64(bbt.beat) == expected.beat && Int64(bbt.tick) == expected.tick,
+        #expect(bbt.position == expected,
                 "\(reading): expected \(expected)", sourceLocation: sourceLocation)
     }
 
@@ -101,7 +101,7 @@ import MetronomeTestSupport
                 continue
             }
             let expected = ardour.expectedBBT(atFrame: reading.frame)
-            if (Int64(bbt.bar), Int64(bbt.beat), Int64(bbt.tick)) != expected || !Self.isSessionTempo(bbt.beatsPerMinute) || bbt.beatsPerBar != 3 {
+            if bbt.position != expected || !Self.isSessionTempo(bbt.beatsPerMinute) || bbt.beatsPerBar != 3 {
                 wrong.append("\(cycle.at): \(reading), expected \(expected)")
             }
         }
@@ -210,7 +210,7 @@ import MetronomeTestSupport
             let strays = recording.cycles.compactMap { cycle -> String? in
                 guard cycle.reading.state == .rolling, let bbt = cycle.reading.bbt else { return nil }
                 let expected = ardour.expectedBBT(atFrame: cycle.reading.frame)
-                guard (Int64(bbt.bar), Int64(bbt.beat), Int64(bbt.tick)) != expected else { return nil }
+                guard bbt.position != expected else { return nil }
                 return "\(cycle.at): \(cycle.reading), its frame's \(expected)"
             }
             #expect(clicks.allSatisfy { abs($0.fromArdour) <= 1 },

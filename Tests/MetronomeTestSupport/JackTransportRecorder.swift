@@ -18,6 +18,9 @@ package struct JackTransportReading: Equatable, Sendable, CustomStringConvertibl
         package let ticksPerBeat: Double
         package let beatsPerMinute: Double
         package let barStartTick: Double
+
+        /// The bar, beat and tick, as `ArdourSession.expectedBBT(atFrame:)` gives a frame's.
+        package var position: (bar: Int64, beat: Int64, tick: Int64) { (Int64(bar), Int64(beat), Int64(tick)) }
     }
 
     package let state: State
