@@ -246,24 +246,15 @@ import MetronomeTestSupport
             let pane = try TmuxPane(command: "env \(environment) \(metronomeBinary()) --device \(device) --bpm 137 --duration 6 --trace \(trace) 2>\(session.file(stderr))")
             let outcome = try pane.outcome(seconds: 30)
             #expect(outcome.status == 0, "\(session.log(stderr))")
-            let objects = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map {
-                try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
-            }
-            let frames = objects.filter { $0["type"] as? String == "frame" }.map {
-                (time: ($0["time"] as! NSNumber).doubleValue, audio: ($0["audioFrame"] as! NSNumber).int64Value,
-                 angle: ($0["angle"] as! NSNumber).doubleValue)
-            }
+            let frames = try drawnFrames(trace)
             for frame in frames { #expect(abs(frame.angle - motion.angle(atFrame: Double(frame.audio))) < 1e-9) }
             let playing = frames.filter { $0.audio > 0 && $0.audio < 6 * 48_000 - 8_192 }
             let seconds = try #require(playing.last).time - playing[0].time
             #expect(seconds > 4)
             #expect(Double(playing.count) / seconds >= 50)
-            let n = Double(playing.count)
-            let meanT = playing.map(\.time).reduce(0, +) / n, meanA = playing.map { Double($0.audio) }.reduce(0, +) / n
-            let slope = playing.map { ($0.time - meanT) * (Double($0.audio) - meanA) }.reduce(0, +)
-                / playing.map { ($0.time - meanT) * ($0.time - meanT) }.reduce(0, +)
-            #expect(abs(slope - 48_000) < 48 * 5, "slope \(slope)")
-            let worst = playing.map { abs(Double($0.audio) - (meanA + slope * ($0.time - meanT))) }.max() ?? .infinity
+            let line = try #require(AudioClockLine(playing))
+            #expect(abs(line.slope - 48_000) < 48 * 5, "slope \(line.slope)")
+            let worst = line.worst(playing)
             #expect(worst < 0.005 * 48_000, "worst deviation \(worst) frames")
             return true
         }

@@ -100,34 +100,16 @@ import MetronomeTestSupport
         try Self.expectThePictureFollowsTheAudioClock(output: ["--device", "loopback"])
     }
 
+    /// The farthest a drawn frame's audio frame lies from the straight line fitted to them all, while sound plays (6 s at 48 kHz).
+    static func worstDeviation(trace: String) throws -> Double {
+        let playing = try drawnFrames(trace).filter { $0.audio > 0 && $0.audio < 6 * 48_000 - 2_048 }
+        return AudioClockLine(playing)?.worst(playing) ?? .infinity
+    }
+
     /// Six seconds at 137 bpm in a terminal, played through `output` into a
     /// JACK loopback: every click traced on the grid, every picture the angle
     /// of the audio frame it says it shows, and those frames a straight line
     /// in time at the rate, no frame off it by 3 ms.
-    /// The farthest a drawn frame's audio frame lies from the straight line fitted to them all, while sound plays (6 s at 48 kHz).
-    static func worstDeviation(trace: String) throws -> Double {
-        var times: [Double] = [], audio: [Double] = []
-        for line in try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n") {
-            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], object["type"] as? String == "frame",
-                  let time = (object["time"] as? NSNumber)?.doubleValue, let frame = (object["audioFrame"] as? NSNumber)?.doubleValue,
-                  frame > 0, frame < 6 * 48_000 - 2_048 else { continue }
-            times.append(time)
-            audio.append(frame)
-        }
-        guard times.count > 2 else { return .infinity }
-        let n = Double(times.count)
-        let meanT = times.reduce(0, +) / n, meanA = audio.reduce(0, +) / n
-        var covariance = 0.0, variance = 0.0
-        for index in times.indices {
-            covariance += (times[index] - meanT) * (audio[index] - meanA)
-            variance += (times[index] - meanT) * (times[index] - meanT)
-        }
-        let slope = covariance / variance
-        var worst = 0.0
-        for index in times.indices { worst = max(worst, abs(audio[index] - (meanA + slope * (times[index] - meanT)))) }
-        return worst
-    }
-
     static func expectThePictureFollowsTheAudioClock(output: [String]) throws {
         let schedule = ClickSchedule(tempo: try Tempo(parsing: "137"), rate: .standard)
         let motion = PendulumMotion(schedule: schedule)
@@ -153,10 +135,7 @@ import MetronomeTestSupport
             let clicks = objects.filter { $0["type"] as? String == "click" }.map { ($0["frame"] as! NSNumber).int64Value }
             #expect(clicks == (0..<schedule.firstClick(atOrAfter: 6 * 48_000)).map { schedule.frame(ofClick: $0) })
 
-            let frames = objects.filter { $0["type"] as? String == "frame" }.map {
-                (time: ($0["time"] as! NSNumber).doubleValue, audio: ($0["audioFrame"] as! NSNumber).int64Value,
-                 angle: ($0["angle"] as! NSNumber).doubleValue)
-            }
+            let frames = try drawnFrames(trace)
             // Every picture shows the angle of the audio frame it says it shows.
             for frame in frames {
                 #expect(abs(frame.angle - motion.angle(atFrame: Double(frame.audio))) < 1e-9)
@@ -167,14 +146,11 @@ import MetronomeTestSupport
             #expect(seconds > 4.5)
             #expect(Double(playing.count) / seconds >= 50)
             // ...the audio clock is a straight line in time: fit it, and no frame is off by 3 ms.
-            let n = Double(playing.count)
-            let meanT = playing.map(\.time).reduce(0, +) / n, meanA = playing.map { Double($0.audio) }.reduce(0, +) / n
-            let slope = playing.map { ($0.time - meanT) * (Double($0.audio) - meanA) }.reduce(0, +)
-                / playing.map { ($0.time - meanT) * ($0.time - meanT) }.reduce(0, +)
-            #expect(abs(slope - 48_000) < 48)  // within 0.1 % of the rate
-            let worst = playing.map { abs(Double($0.audio) - (meanA + slope * ($0.time - meanT))) }.max() ?? .infinity
-            let off = playing.enumerated().filter { abs(Double($0.element.audio) - (meanA + slope * ($0.element.time - meanT))) >= 0.003 * 48_000 }
-            #expect(worst < 0.003 * 48_000, "worst deviation \(worst) frames, \(off.count) of \(playing.count) frames off: \(off.prefix(6).map { ($0.offset, $0.element.time, $0.element.audio, Double($0.element.audio) - (meanA + slope * ($0.element.time - meanT))) })")
+            let line = try #require(AudioClockLine(playing))
+            #expect(abs(line.slope - 48_000) < 48)  // within 0.1 % of the rate
+            let worst = line.worst(playing)
+            let off = playing.enumerated().filter { abs(line.deviation(of: $0.element)) >= 0.003 * 48_000 }
+            #expect(worst < 0.003 * 48_000, "worst deviation \(worst) frames, \(off.count) of \(playing.count) frames off: \(off.prefix(6).map { ($0.offset, $0.element.time, $0.element.audio, line.deviation(of: $0.element)) })")
             return
         }
     }

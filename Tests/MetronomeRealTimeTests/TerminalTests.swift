@@ -163,12 +163,7 @@ import MetronomeTestSupport
         let trace = directory.file("trace.jsonl")
         let pane = try TmuxPane(command: "ALSA_CONFIG_PATH=/nonexistent \(metronomeBinary()) --bpm 120 --duration 1.5 --visual-offset 250 --angle 20 --easing linear --fps 30 --trace \(trace) 2>/dev/null")
         #expect(try pane.outcome().status == 0)
-        let frames = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").compactMap { line -> (time: Double, audio: Int64, angle: Double)? in
-            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  object["type"] as? String == "frame" else { return nil }
-            return ((object["time"] as! NSNumber).doubleValue, (object["audioFrame"] as! NSNumber).int64Value,
-                    (object["angle"] as! NSNumber).doubleValue)
-        }
+        let frames = try drawnFrames(trace)
         let motion = PendulumMotion(schedule: ClickSchedule(tempo: Tempo(bpm: 120)!), amplitude: 20, easing: .linear)
         for frame in frames {
             #expect(abs(frame.angle - motion.angle(atFrame: Double(frame.audio))) < 1e-9)
