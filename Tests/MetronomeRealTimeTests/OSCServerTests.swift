@@ -280,13 +280,7 @@ import MetronomeTestSupport
         #expect(beats.allSatisfy { $0.path == "/metronome/beat" && $0.values.count == 4 && $0.values[2] == 200 })
 
         // Each beat's click in the trace, by bar and beat, and when the trace's frames say its frame was heard.
-        let text = try String(contentsOfFile: trace, encoding: .utf8)
-        var frames: [(time: Double, frame: Double)] = []
-        for line in text.split(separator: "\n") {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], object["type"] as? String == "frame",
-                  let time = (object["time"] as? NSNumber)?.doubleValue, let frame = (object["audioFrame"] as? NSNumber)?.doubleValue else { continue }
-            frames.append((time, frame))
-        }
+        let frames = try drawnFrames(trace).map { (time: $0.time, frame: Double($0.audio)) }
         let clicks = PracticeKeysTests.read(trace).clicks
         var deviations: [Double] = []
         for beat in beats {
