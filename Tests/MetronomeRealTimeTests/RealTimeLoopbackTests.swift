@@ -100,12 +100,6 @@ import MetronomeTestSupport
         try Self.expectThePictureFollowsTheAudioClock(output: ["--device", "loopback"])
     }
 
-    /// The farthest a drawn frame's audio frame lies from the straight line fitted to them all, while sound plays (6 s at 48 kHz).
-    static func worstDeviation(trace: String) throws -> Double {
-        let playing = try drawnFrames(trace).filter { $0.audio > 0 && $0.audio < 6 * 48_000 - 2_048 }
-        return AudioClockLine(playing)?.worst(playing) ?? .infinity
-    }
-
     /// Six seconds at 137 bpm in a terminal, played through `output` into a
     /// JACK loopback: every click traced on the grid, every picture the angle
     /// of the audio frame it says it shows, and those frames a straight line
@@ -120,10 +114,14 @@ import MetronomeTestSupport
             let pane = try TmuxPane(command: "env \(environment) \(metronomeBinary()) \(output.joined(separator: " ")) --bpm 137 --duration 6 --trace \(trace) 2>\(loopback.home.file("stderr"))")
             let outcome = try pane.outcome(seconds: 30)
             if loopback.serverHadXrun, attempt < 3 { continue }
+            let frames = try drawnFrames(trace)
+            // While sound plays (not before the first frame is heard, not after the last):
+            let playing = frames.filter { $0.audio > 0 && $0.audio < 6 * 48_000 - 2_048 }
+            let fitted = AudioClockLine(playing)
             // A take in which the machine held the picture's thread or the server's past 3 ms (the host's
             // steal comes in bursts) is taken again, twice at most; the last take must keep the line.
-            if attempt < 3, let deviation = try? Self.worstDeviation(trace: trace), deviation >= 0.003 * 48_000 {
-                print("retaken: the audio clock was \(deviation) frames off its line")
+            if attempt < 3, let worst = fitted?.worst(playing), worst >= 0.003 * 48_000 {
+                print("retaken: the audio clock was \(worst) frames off its line")
                 continue
             }
             #expect(outcome.status == 0)
@@ -135,18 +133,15 @@ import MetronomeTestSupport
             let clicks = objects.filter { $0["type"] as? String == "click" }.map { ($0["frame"] as! NSNumber).int64Value }
             #expect(clicks == (0..<schedule.firstClick(atOrAfter: 6 * 48_000)).map { schedule.frame(ofClick: $0) })
 
-            let frames = try drawnFrames(trace)
             // Every picture shows the angle of the audio frame it says it shows.
             for frame in frames {
                 #expect(abs(frame.angle - motion.angle(atFrame: Double(frame.audio))) < 1e-9)
             }
-            // While sound plays (not before the first frame is heard, not after the last):
-            let playing = frames.filter { $0.audio > 0 && $0.audio < 6 * 48_000 - 2_048 }
             let seconds = try #require(playing.last).time - playing[0].time
             #expect(seconds > 4.5)
             #expect(Double(playing.count) / seconds >= 50)
             // ...the audio clock is a straight line in time: fit it, and no frame is off by 3 ms.
-            let line = try #require(AudioClockLine(playing))
+            let line = try #require(fitted)
             #expect(abs(line.slope - 48_000) < 48)  // within 0.1 % of the rate
             let worst = line.worst(playing)
             let off = playing.enumerated().filter { abs(line.deviation(of: $0.element)) >= 0.003 * 48_000 }
