@@ -35,8 +35,7 @@ package final class JackLoopback {
             """.write(toFile: home.file(".asoundrc"), atomically: true, encoding: .utf8)
         Self.removeStaleRegistrations()
         try start("/usr/bin/jackd", ["-n", server, "--no-realtime", "-d", "dummy", "-r", "48000", "-p", "1024"], log: serverLog)
-        let ready = try run("/usr/bin/jack_wait", ["-w", "-t", "10"], environment: environment)
-        guard ready.status == 0 else { throw LoopbackError.notReady("jackd did not start: \(try log())") }
+        guard try Self.waitForServer(environment: environment) else { throw LoopbackError.notReady("jackd did not start: \(try log())") }
         try start("/usr/bin/jack_thru", [], log: home.file("thru.log"))
         try waitForPort("jack_thru:output_1")
     }
@@ -83,6 +82,15 @@ package final class JackLoopback {
         guard ready else { throw LoopbackError.notReady("port \(port) never appeared or connected") }
     }
 
+    /// Asks every 20 ms (at most 10 s) whether the server `environment` names is
+    /// running; says whether it came up. `jack_wait -w` asks once a second, and a
+    /// server on the dummy driver is up in about 0.2 s.
+    package static func waitForServer(environment: [String: String]) throws -> Bool {
+        try waitUntil(seconds: 10, every: .milliseconds(20)) {
+            try run("/usr/bin/jack_wait", ["-c"], environment: environment).standardOutput == "running\n"
+        }
+    }
+
     /// What `jack_lsp ARGUMENTS` prints on the server `environment` names; nothing
     /// if it has not ended in 10 s. Once, in a CI rehearsal, a jack_lsp waited on
     /// a futex in libjack for 16 minutes while a client came up: the wait for a
@@ -100,7 +108,7 @@ package final class JackLoopback {
         recorder.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         recorder.standardOutput = FileHandle.nullDevice
         recorder.standardError = FileHandle.nullDevice
-        try recorder.run()
+        try recorder.runAsAShellWould()
         try waitForPort("jack_thru:output_1", connectedTo: "jackrec:input1")
         try body()
         recorder.waitUntilExit()

@@ -42,7 +42,7 @@ package final class PeerProcess {
                 output.lines.withLock { $0 += complete }
             }
         }
-        try process.run()
+        try process.runAsAShellWould()
         reader.start()
     }
 
@@ -135,9 +135,8 @@ package final class LinkHutPeer {
         server.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         server.standardError = server.standardOutput
         server.standardInput = FileHandle.nullDevice
-        try server.run()
-        let ready = try run("/usr/bin/jack_wait", ["-w", "-t", "10"], environment: environment)
-        guard ready.status == 0 else { throw JackLoopback.LoopbackError.notReady("jackd did not start") }
+        try server.runAsAShellWould()
+        guard try JackLoopback.waitForServer(environment: environment) else { throw JackLoopback.LoopbackError.notReady("jackd did not start") }
         if let namespace {
             hut = try PeerProcess("/bin/ip", ["netns", "exec", namespace, Self.program], environment: environment, name: "LinkHut in \(namespace)")
         } else {

@@ -55,8 +55,23 @@ package func launchLogged(_ executable: String, _ arguments: [String], environme
     process.standardOutput = handle
     process.standardError = handle
     process.standardInput = FileHandle.nullDevice
-    try process.run()
+    try process.runAsAShellWould()
     return process
+}
+
+extension Process {
+    /// `run()` with the stopping signals unblocked in this thread for the moment the
+    /// child is made, so that it starts with them unblocked, as a shell would start it.
+    /// The test runner's threads block most signals and a child inherits the mask:
+    /// a `jack_thru` so started never saw SIGTERM, and each end waited 2 s for SIGKILL.
+    package func runAsAShellWould() throws {
+        var stopping = sigset_t(), previous = sigset_t()
+        sigemptyset(&stopping)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGQUIT] { sigaddset(&stopping, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &stopping, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        try run()
+    }
 }
 
 /// posix_spawn with stdio on /dev/null, nothing blocked and default actions, as a
@@ -97,7 +112,7 @@ package func spawnAndWait(_ executable: String, _ arguments: [String], environme
 }
 
 /// Ends `processes`, the last started first: SIGTERM, then SIGKILL after 2 s
-/// for one that ignores it (jack_thru does).
+/// for one that ignores it.
 package func endAll(_ processes: [Process]) {
     for process in processes.reversed() where process.isRunning {
         process.terminate()

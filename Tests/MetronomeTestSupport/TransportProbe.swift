@@ -33,7 +33,7 @@ package final class TransportProbe {
         process.standardInput = input
         process.standardOutput = log
         process.standardError = log
-        try process.run()
+        try process.runAsAShellWould()
     }
 
     package var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
