@@ -18,14 +18,15 @@ loopback_start() {
     printf 'pcm.loopback {\n type jack\n playback_ports { 0 jack_thru:input_1 }\n}\n' > "$work/.asoundrc"
     jackd -n "$JACK_DEFAULT_SERVER" --no-realtime -d dummy -r 48000 -p 1024 >"$work/jackd.log" 2>&1 &
     jackd_pid=$!
-    jack_wait -w -t 10 >/dev/null 2>&1
+    # jack_wait -w asks once a second; a dummy-driver server is up in about 0.2 s.
+    for _ in $(seq 500); do [[ $(jack_wait -c 2>/dev/null) == running ]] && break; sleep 0.02; done
     jack_thru >/dev/null 2>&1 &
     thru_pid=$!
     until jack_lsp 2>/dev/null | grep -qx 'jack_thru:output_1'; do sleep 0.05; done
 }
 
 loopback_stop() {
-    # jack_thru ignores SIGTERM.
+    # jack_thru at once: it has nothing to save.
     [[ -n "${thru_pid:-}" ]] && kill -9 "$thru_pid" 2>/dev/null || true
     [[ -n "${jackd_pid:-}" ]] && kill "$jackd_pid" 2>/dev/null || true
     wait 2>/dev/null || true
