@@ -81,12 +81,13 @@ import MetronomeTestSupport
     /// disturbed besides the stall (such a stretch before click 4 or more than
     /// a second after the stall, cycles the metronome's client lost and the
     /// recorder did not, or a first click that is not the bell) is taken
-    /// again, three times at most.
+    /// again, seven times at most: in a CI run all four takes of a run of
+    /// 29 s were disturbed (the same test passes alone at its first).
     @Test(.enabled(if: available))
     func aStalledServerDropsOnlyTheClicksDueInLostCyclesAndKeepsTheGrid() throws {
         try #require(PipeWireSession.jackIsInstalled, "\(Self.needs)")
         let schedule = ClickSchedule(tempo: try Tempo(parsing: "240"), rate: .standard)
-        for attempt in 1...4 {
+        for attempt in 1...8 {
             let session = try PipeWireSession()
             let (metronome, file, found) = try PipeWireTests.takeWithTheServerPaused(milliseconds: 300, ["--jack", "--quiet"], underJack: true,
                                                                                      in: session, schedule: schedule)
@@ -101,7 +102,7 @@ import MetronomeTestSupport
                 || Self.underruns(in: stderr) > lost.count
                 // Or the graph ran the run's first cycle after its end (a loaded machine), and its bell was left out.
                 || first.value >= 0
-            if disturbed, attempt < 4 { continue }
+            if disturbed, attempt < 8 { continue }
             #expect(metronome.terminationStatus == 0, "\(stderr)")
             #expect(session.gapsTheRecorderMissed(file: file) == gaps.count, "more gaps than the recorder named: \(gaps)")
             let heard = clicksHeard(found, from: first, on: schedule)
