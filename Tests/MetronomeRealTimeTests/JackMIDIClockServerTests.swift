@@ -48,7 +48,7 @@ import MetronomeTestSupport
             let entries = "[[4, 4, \"200.5\"], [4, 4, \"200.5\"], [7, 8, \"233.333\"], [3, 2, \"261.7\"], [4, 4, \"180\", \"240.25\"], [2, 4, \"210\"]]"
             let recorder = try TransportProbe(on: loopback, ["midi", "-", "10", file, "audio"], name: "recorder")
             try recorder.wait(forLine: "recording")
-            let dump = try Self.interruptible(on: loopback, ["/usr/bin/jack_midi_dump", "-a", "dump"], name: "dump")
+            let dump = try TransportProbe(on: loopback, ["-a", "dump"], name: "dump", executable: "/usr/bin/jack_midi_dump")
             try loopback.waitForPort("dump:input")
             let (beat, bell) = try writeImpulseSoundFiles(in: loopback.home)
             let metronome = try loopback.launch(metronomeBinary(), ["--jack", "--connect", "probe_midi:audio", "--midi-clock",
@@ -252,13 +252,6 @@ import MetronomeTestSupport
         }
     }
 
-    /// A program run through Python, which unblocks the signals this process
-    /// blocks (and its children inherit), so `interrupt()` (SIGINT) ends it.
-    static func interruptible(on loopback: JackLoopback, _ arguments: [String], name: String) throws -> TransportProbe {
-        let unblocked = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
-        return try TransportProbe(on: loopback, ["-c", unblocked] + arguments, name: name, executable: MidoReading.python)
-    }
-
     /// Following Debian's jack_midi_clock, driven by jack_transport as the
     /// timebase master at 130 bpm (clocks 923 frames apart, their own
     /// rounding of 923.08): a click on each 24th clock from its Start, on
@@ -267,7 +260,7 @@ import MetronomeTestSupport
     func aMetronomeFollowsJackMidiClock() throws {
         try #require(JackTransportTests.ready, "\(JackTransportTests.needs)")
         let (clocks, sounds, _) = try follow(seconds: 8) { loopback in
-            let clock = try Self.interruptible(on: loopback, ["/usr/bin/jack_midi_clock", "follower:midi_in", "probe_midi:in"], name: "jmc")
+            let clock = try TransportProbe(on: loopback, ["follower:midi_in", "probe_midi:in"], name: "jmc", executable: "/usr/bin/jack_midi_clock")
             try loopback.waitForPort("follower:midi_in", connectedTo: "jack_midi_clock:mclk_out")
             let transport = try TransportProbe(on: loopback, [], name: "transport", executable: "/usr/bin/jack_transport")
             for command in ["master", "tempo 130", "play"] { transport.send(command) }
@@ -293,7 +286,7 @@ import MetronomeTestSupport
         try #require(JackTransportTests.ready, "\(JackTransportTests.needs)")
         for attempt in 1...4 {
             let (clocks, sounds, xrun) = try follow(seconds: 8) { loopback in
-                let clock = try Self.interruptible(on: loopback, ["/usr/bin/jack_midi_clock", "follower:midi_in", "probe_midi:in"], name: "jmc")
+                let clock = try TransportProbe(on: loopback, ["follower:midi_in", "probe_midi:in"], name: "jmc", executable: "/usr/bin/jack_midi_clock")
                 try loopback.waitForPort("follower:midi_in", connectedTo: "jack_midi_clock:mclk_out")
                 let master = try TransportProbe(on: loopback, ["master", "125", "4", "round"], name: "master")
                 try master.wait(forLine: "master")

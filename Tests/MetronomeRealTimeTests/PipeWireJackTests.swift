@@ -81,8 +81,7 @@ import MetronomeTestSupport
     /// disturbed besides the stall (such a stretch before click 4 or more than
     /// a second after the stall, cycles the metronome's client lost and the
     /// recorder did not, or a first click that is not the bell) is taken
-    /// again, seven times at most: in a CI run all four takes of a run of
-    /// 29 s were disturbed (the same test passes alone at its first).
+    /// again, seven times at most.
     @Test(.enabled(if: available))
     func aStalledServerDropsOnlyTheClicksDueInLostCyclesAndKeepsTheGrid() throws {
         try #require(PipeWireSession.jackIsInstalled, "\(Self.needs)")

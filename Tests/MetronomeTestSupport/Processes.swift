@@ -60,10 +60,10 @@ package func launchLogged(_ executable: String, _ arguments: [String], environme
 }
 
 extension Process {
-    /// `run()` with the stopping signals unblocked in this thread for the moment the
-    /// child is made, so that it starts with them unblocked, as a shell would start it.
-    /// The test runner's threads block most signals and a child inherits the mask:
-    /// a `jack_thru` so started never saw SIGTERM, and each end waited 2 s for SIGKILL.
+    /// `run()` with SIGTERM, SIGINT, SIGHUP and SIGQUIT unblocked in this thread while
+    /// the child is made: it inherits the thread's mask, and the test runner's threads
+    /// block them, so `terminate()` and `interrupt()` would not reach it. SIGCHLD stays
+    /// blocked: the runner hears its children's ends through it.
     package func runAsAShellWould() throws {
         var stopping = sigset_t(), previous = sigset_t()
         sigemptyset(&stopping)
