@@ -54,7 +54,10 @@ import MetronomeTestSupport
             let underran = played.standardError.contains("underrun")
             let recorderLost = session.framesTheRecorderMissed(file: file) != 0
             // Or a click lost with nothing said: the pulse plugin drops what a stalled machine held too long.
-            if !last, underran || recorderLost || found.count != 40 { return false }
+            if !last, underran || recorderLost || found.count != 40 {
+                print("PipeWire's defaults through \(device): \(underran ? "an underrun" : recorderLost ? "the recorder's lost frames: \(session.framesTheRecorderMissed(file: file)) (-1: not said)" : "\(found.count) clicks of 40 found")")
+                return false
+            }
             #expect(played.status == 0, "\(played.standardError)")
             // No underrun, no warning: only --verbose's word on the audio thread's priority, which is
             // real time in front of PipeWire (its own threads are, above ours; a loaded machine must not
