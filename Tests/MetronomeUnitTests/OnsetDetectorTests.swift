@@ -22,32 +22,38 @@ struct SyntheticHits {
         length = Int(beat * Int64(count + 2))
     }
 
-    /// The mono signal, hits at `gain` over `floor` of noise; deterministic (a fixed linear congruential generator).
+    /// The mono signal, hits at `gain` over `floor` of noise; deterministic.
     /// Written through a buffer with `while` loops: a debug build's ranges, closures and array
     /// subscripts made this two thirds of the onset tests' time.
     func signal(gain: Float = 0.5, floor: Float = 0.0005) -> [Float] {
-        var state: UInt32 = 12_345
+        var noise = Noise(state: 12_345)
         let decay = Float(rate.framesPerSecond) * self.decay
         let attack = Float(rate.framesPerSecond) * self.attack
         let hitLength = Int(rate.framesPerSecond / 20)
         return [Float](unsafeUninitializedCapacity: length) { samples, count in
             var index = 0
             while index < length {
-                state = state &* 1_664_525 &+ 1_013_904_223
-                samples[index] = floor * (Float(Int32(bitPattern: state)) / Float(Int32.max))
+                samples[index] = floor * noise.next()
                 index += 1
             }
             for start in frames {
                 var index = 0
                 while index < hitLength && Int(start) + index < length {
                     let rise = attack < 1 ? 1 : min(1, Float(index) / attack)
-                    state = state &* 1_664_525 &+ 1_013_904_223
-                    let noise = Float(Int32(bitPattern: state)) / Float(Int32.max)
-                    samples[Int(start) + index] += gain * rise * noise * expf(-Float(index) / decay)
+                    samples[Int(start) + index] += gain * rise * noise.next() * expf(-Float(index) / decay)
                     index += 1
                 }
             }
             count = length
+        }
+    }
+
+    /// A fixed linear congruential generator, from −1 to 1.
+    struct Noise {
+        var state: UInt32
+        mutating func next() -> Float {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return Float(Int32(bitPattern: state)) / Float(Int32.max)
         }
     }
 }
