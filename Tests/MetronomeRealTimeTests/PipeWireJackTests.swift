@@ -86,7 +86,8 @@ import MetronomeTestSupport
     func aStalledServerDropsOnlyTheClicksDueInLostCyclesAndKeepsTheGrid() throws {
         try #require(PipeWireSession.jackIsInstalled, "\(Self.needs)")
         let schedule = ClickSchedule(tempo: try Tempo(parsing: "240"), rate: .standard)
-        for attempt in 1...8 {
+        let attempts = 8
+        for attempt in 1...attempts {
             let session = try PipeWireSession()
             let (metronome, file, found) = try PipeWireTests.takeWithTheServerPaused(milliseconds: 300, ["--jack", "--quiet"], underJack: true,
                                                                                      in: session, schedule: schedule)
@@ -101,7 +102,7 @@ import MetronomeTestSupport
                 || Self.underruns(in: stderr) > lost.count
                 // Or the graph ran the run's first cycle after its end (a loaded machine), and its bell was left out.
                 || first.value >= 0
-            if disturbed, attempt < 8 { continue }
+            if disturbed, attempt < attempts { continue }
             #expect(metronome.terminationStatus == 0, "\(stderr)")
             #expect(session.gapsTheRecorderMissed(file: file) == gaps.count, "more gaps than the recorder named: \(gaps)")
             let heard = clicksHeard(found, from: first, on: schedule)
