@@ -104,7 +104,8 @@ import MetronomeTestSupport
             let sound = click % 3 == 0 ? "bell" : "beat"
             return #"{"type":"click","frame":\#(schedule.frame(ofClick: Int64(click))),"beat":\#(click),"bar":\#(click / 3 + 1),"beatInBar":\#(click % 3 + 1),"sound":"\#(sound)"}"#
         }
-        #expect(lines.dropFirst().map(String.init) == expected)
+        let clickLines: [String] = lines.dropFirst().map { String($0) }
+        #expect(clickLines == expected)
     }
 
     @Test func helpExplainsEveryOptionWithAnExample() throws {

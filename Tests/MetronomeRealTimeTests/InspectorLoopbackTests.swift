@@ -84,7 +84,7 @@ extension CaptureLoopbackTests {
             return onsets.min(by: { abs($0 - truth) < abs($1 - truth) }).flatMap { abs($0 - truth) <= 240 ? $0 : nil }
         }
         #expect(Set(heard.compactMap { $0 }).count == onsets.count, "an onset no hit explains: \(onsets)")
-        let missed = zip(played, heard).filter { $0.1 == nil }.map { interval * $0.0.click + $0.0.offset }
+        let missed: [Int64] = zip(played, heard).filter { $0.1 == nil }.map { pair in interval * pair.0.click + pair.0.offset }
         #expect(missed.isEmpty, "hits missed at frames \(missed) (phase in the hop: \(missed.map { $0 % 64 }))")
 
         // The round trip, as --calibrate would measure it: the hits played on the click.

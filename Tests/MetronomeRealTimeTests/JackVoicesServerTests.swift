@@ -26,14 +26,16 @@ import MetronomeRender
             let first = try #require(bells.first, "no bell recorded")
             // The recording starts mid-run, on a bar start the track reached some seconds in: read
             // the onsets against the track's own grid from the bar start that fits them best.
-            func heard(from bar: Int64) -> (bells: [(click: Int64, offset: Int64, bell: Bool)], beats: [(click: Int64, offset: Int64, bell: Bool)]) {
+            typealias Heard = [(click: Int64, offset: Int64, bell: Bool)]
+            func heard(from bar: Int64) -> (bells: Heard, beats: Heard) {
                 let origin = (frame: first.frame - schedule.frame(ofClick: 3 * bar), value: first.value)
                 return (clicksHeard(bells, from: origin, on: schedule), clicksHeard(beats.filter { $0.frame > first.frame }, from: origin, on: schedule))
             }
-            let bar = (Int64(0)..<40).min { a, b in
-                let (x, y) = (heard(from: a), heard(from: b))
-                return (x.bells + x.beats).map { abs($0.offset) }.reduce(0, +) < (y.bells + y.beats).map { abs($0.offset) }.reduce(0, +)
-            } ?? 0
+            func distance(from bar: Int64) -> Int64 {
+                let (bells, beats) = heard(from: bar)
+                return (bells + beats).reduce(Int64(0)) { sum, click in sum + abs(click.offset) }
+            }
+            let bar = (Int64(0)..<40).min { a, b in distance(from: a) < distance(from: b) } ?? 0
             let (heardBells, heardBeats) = heard(from: bar)
             // 6 s at 137 bpm: 13 or 14 clicks, 4 or 5 of them bar starts.
             #expect(heardBells.count >= 4 && heardBeats.count >= 8, "\(heardBells) \(heardBeats)")

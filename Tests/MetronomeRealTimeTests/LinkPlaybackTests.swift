@@ -106,7 +106,10 @@ extension LinkPeerTests {
                 return abs(scaled - place) > 3_048
             }
             let uneven = (2..<clicks.count - 1).filter { beat in (1..<24).contains { offPlace(beat, $0) } }
-            #expect(uneven.isEmpty, "beats whose clocks are uneven: \(uneven.map { beat in (clicks[beat + 1] - clicks[beat], (0..<24).map { clocks[beat * 24 + $0] - clicks[beat] }) })")
+            func spanAndClocks(_ beat: Int) -> (span: Int64, clocks: [Int64]) {
+                (clicks[beat + 1] - clicks[beat], (0..<24).map { clocks[beat * 24 + $0] - clicks[beat] })
+            }
+            #expect(uneven.isEmpty, "beats whose clocks are uneven: \(uneven.map(spanAndClocks))")
             print("MIDI clock in LinkHut's session: \(clicks.count) clicks, \(clocks.count) clocks, attempt \(attempt)")
             return true
         }

@@ -64,6 +64,13 @@ package func onsets(_ samples: [Float]) -> [(frame: Int64, value: Float)] {
     samples.enumerated().filter { $0.element != 0 }.map { (Int64($0.offset), $0.element) }
 }
 
+/// `count` frames `step` apart from `start`. Typed once here: written out as
+/// `(0..<Int64(n)).map { start + $0 * step }` inside `#expect`, each took the
+/// type checker up to two seconds.
+package func evenFrames(_ count: Int, from start: Int64 = 0, every step: Int64) -> [Int64] {
+    (0..<Int64(count)).map { start + $0 * step }
+}
+
 /// A recording that starts at an arbitrary moment, read against the grid of
 /// its first click: each onset's nearest click, how far from it, and whether a bell.
 package func clicksHeard(_ found: [(frame: Int64, value: Float)], from first: (frame: Int64, value: Float),

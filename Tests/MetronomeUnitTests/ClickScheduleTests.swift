@@ -42,7 +42,8 @@ func isExactFrame(_ frame: Int64, click: Int64, millibpm: Int64, rate: Int64) ->
         let schedule = try schedule("224", rate: 44_100)
         var doubleMisses = 0
         for click in Int64(0)..<20_000 {
-            let double = Int64((Double(click) * (60.0 / 224.0) * 44_100).rounded(.toNearestOrAwayFromZero))
+            let product: Double = Double(click) * (60.0 / 224.0) * 44_100
+            let double = Int64(product.rounded(.toNearestOrAwayFromZero))
             if double != schedule.frame(ofClick: click) { doubleMisses += 1 }
         }
         #expect(doubleMisses > 0)

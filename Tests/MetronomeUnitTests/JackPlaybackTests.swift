@@ -289,7 +289,7 @@ import MetronomeTestSupport
             heard += UnsafeBufferPointer(start: buffer, count: 1024)
         }
         let found = onsets(heard)
-        #expect(found.map(\.frame) == (0..<Int64(6)).map { $0 * 19_200 })
+        #expect(found.map(\.frame) == evenFrames(6, every: 19_200))
         #expect(found.map { $0.value < 0 } == [true, false, false, true, false, false])
         playback.send(.pause)
         playback.send(.resume)

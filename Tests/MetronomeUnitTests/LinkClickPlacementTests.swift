@@ -44,7 +44,7 @@ func nominalFrame(of time: Int64, zeroAt origin: Int64, rate: Int64) -> Int64 {
         let timeline = ExactTimeline(origin: 2_000_123, microsPerBeat: 437_956)
         let mapping = FrameTimeMapping(frame: 0, heardAt: LinkTime(micros: 1_000_000), rate: SampleRate(rate)!)
         let total = 20 * rate
-        let expected = (-10...60).map { beat in
+        let expected = (-10...60).map { (beat: Int) -> (beat: Int64, frame: Int64) in
             (beat: Int64(beat), frame: nominalFrame(of: 2_000_123 + Int64(beat) * 437_956, zeroAt: 1_000_000, rate: rate))
         }.filter { $0.frame >= 0 && $0.frame < total }
         #expect(expected.first?.beat == -2)  // beats before the timeline's origin still play
@@ -60,7 +60,7 @@ func nominalFrame(of time: Int64, zeroAt origin: Int64, rate: Int64) -> Int64 {
         let timeline = ExactTimeline(origin: 1_000_000, microsPerBeat: 500_000)
         let mapping = FrameTimeMapping(frame: 0, heardAt: LinkTime(micros: 1_000_000), rate: .standard)
         let clicks = clicksOverPeriods(total: 240_000, period: 1_000, mapping: mapping, timeline: timeline, quantum: 4)
-        #expect(clicks.map(\.frame) == (0..<10).map { $0 * 24_000 })
+        #expect(clicks.map(\.frame) == evenFrames(10, every: 24_000))
         #expect(clicks.map(\.isDownbeat) == (0..<10).map { $0 % 4 == 0 })
     }
 
@@ -82,7 +82,8 @@ func nominalFrame(of time: Int64, zeroAt origin: Int64, rate: Int64) -> Int64 {
         let clicks = clicksOverPeriods(total: total, period: 1_000, mapping: mapping, timeline: state, quantum: 3)
         #expect(clicks.count > 60)
         // Consecutive beats, each on the first frame heard at or after Link's time for it.
-        #expect(clicks.map(\.beat) == Array((clicks.first?.beat ?? 0)...(clicks.last?.beat ?? -1)))
+        let firstBeat: Int64 = clicks.first?.beat ?? 0, lastBeat: Int64 = clicks.last?.beat ?? -1
+        #expect(clicks.map(\.beat) == Array(firstBeat...lastBeat))
         for click in clicks {
             let due = state.time(atBeat: Double(click.beat), quantum: 3)
             #expect(click.frame == nominalFrame(of: due.micros, zeroAt: 2_500_000, rate: rate))
@@ -98,7 +99,9 @@ func nominalFrame(of time: Int64, zeroAt origin: Int64, rate: Int64) -> Int64 {
 
     /// Frame `frame` on `line` is heard at or after `time` (exact products, independent of the code).
     func heard(_ frame: Int64, atOrAfter time: LinkTime, on line: FrameTimeMapping) -> Bool {
-        Int128(frame - line.frame) * 1_000_000_000_000_000_000 >= (Int128(time.micros) * 1_000 - Int128(line.nanos)) * Int128(line.nanoframesPerSecond)
+        let sinceLine: Int128 = Int128(frame - line.frame) * 1_000_000_000_000_000_000
+        let due: Int128 = (Int128(time.micros) * 1_000 - Int128(line.nanos)) * Int128(line.nanoframesPerSecond)
+        return sinceLine >= due
     }
 
     /// The clicks of one period are exactly the beats whose first frame is in it.

@@ -25,7 +25,8 @@ import MetronomeTestSupport
         let start = clock.now()
         playback.run()
         let found = onsets(device.recording)
-        #expect(found.map(\.frame) == (0..<found.count).map { track.schedule.frame(ofClick: Int64($0)) })
+        let grid: [Int64] = (0..<Int64(found.count)).map { track.schedule.frame(ofClick: $0) }
+        #expect(found.map(\.frame) == grid)
         #expect(found.count == 12)  // 5 s at 137 bpm
         #expect(playback.underruns == 0)
         // It took the real time of the track (plus the buffer still playing at the end).

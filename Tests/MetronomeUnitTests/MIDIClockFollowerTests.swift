@@ -126,7 +126,8 @@ import MetronomePendulum
         // Clock 48 (beat 2) at 49 100 counted as clock 49 after a lost beat, which clicks at its cycle's
         // start (48 128); taken back at clock 49 (51 100).
         #expect(clicks.prefix(3) == [[100, 1, 0], [24_100, 1, 1], [48_128, 1, 2]])
-        #expect(clicks.dropFirst(3).first == [47_100 + 25 * 2_000, 1, 3])
+        let fourth: [Int64] = [47_100 + 25 * 2_000, 1, 3]
+        #expect(clicks.dropFirst(3).first == fourth)
         #expect(follower.lostClocks == 0)
         #expect(follower.tempo == Tempo(bpm: 60))
     }
@@ -184,7 +185,7 @@ import MetronomePendulum
         #expect(plays == Array(repeating: false, count: 7) + Array(repeating: true, count: 113))
         let found = onsets(audio)
         // The first clock after Start (frame 8000) is the bar's first beat, then every 24th.
-        #expect(found.map(\.frame) == (0..<Int64(6)).map { 8_000 + $0 * 19_200 })
+        #expect(found.map(\.frame) == evenFrames(6, from: 8_000, every: 19_200))
         #expect(found.map { $0.value < 0 } == [true, false, false, false, true, false])
         #expect(playback.receivedMIDI?.pop() == nil)
     }

@@ -114,7 +114,7 @@ import MetronomeTestSupport
         #expect(all.prefix(3).map { Sent($0.frame, $0.bytes) } == [Sent(0, [0xF2, 0, 0]), Sent(0, [0xFA]), Sent(0, [0xF8])])
         let pause = Int64(130 * 1_024), resume = Int64(150 * 1_024)
         let beforePause = all.filter { $0.frame < pause && $0.bytes == [0xF8] }
-        #expect(beforePause.map(\.frame) == (0..<Int64(beforePause.count)).map { $0 * 1_000 })
+        #expect(beforePause.map(\.frame) == evenFrames(beforePause.count, every: 1_000))
         #expect(beforePause.count == 134)
         #expect(all.filter { $0.frame >= pause && $0.frame < resume }.map(\.bytes) == [[0xFC]])
         #expect(all.first { $0.frame >= pause }?.frame == pause)
@@ -126,7 +126,7 @@ import MetronomeTestSupport
         let key = Int64(180 * 1_024) - resume
         let nextBeat = (key + 23_999) / 24_000 * 24_000
         let slow = ticks.filter { $0 < nextBeat }
-        #expect(slow == (0..<Int64(slow.count)).map { $0 * 1_000 })
+        #expect(slow == evenFrames(slow.count, every: 1_000))
         let fast = ticks.filter { $0 >= nextBeat }
         #expect(Array(fast.prefix(48)) == (0..<48).map { nextBeat + $0 * 800 })
         // Quitting stops the receiver, once, after the last tick.
@@ -152,7 +152,7 @@ extension MIDIClockTests {
         let jump = Int64(60 * 1_024), stopped = Int64(90 * 1_024)
         #expect(Array(all.prefix(3)) == [Sent(0, [0xF2, 0, 0]), Sent(0, [0xFA]), Sent(0, [0xF8])])
         let before = all.filter { $0.frame < jump }
-        #expect(before.dropFirst(2).map(\.frame) == (0..<Int64(77)).map { $0 * 800 })
+        #expect(before.dropFirst(2).map(\.frame) == evenFrames(77, every: 800))
         // Bar 10: 9 bars of 3 beats of 24 clocks = 648 clocks, sixteenth 108 (0x6C).
         #expect(all.filter { $0.frame == jump } == [Sent(jump, [0xFC]), Sent(jump, [0xF2, 108, 0]), Sent(jump, [0xFB]), Sent(jump, [0xF8])])
         let after = all.filter { $0.frame > jump && $0.frame < stopped }
@@ -299,7 +299,7 @@ extension MIDIClockTests {
         #expect(Array(all.prefix(3)) == [Sent(18_000, [0xF2, 8, 0]), Sent(18_000, [0xFB]), Sent(18_000, [0xF8])])
         #expect(all.filter { $0.bytes != [0xF8] }.count == 2)
         let ticks = all.filter { $0.bytes == [0xF8] }.map(\.frame)
-        #expect(ticks == (0..<Int64(ticks.count)).map { 18_000 + $0 * 1_000 })
+        #expect(ticks == evenFrames(ticks.count, from: 18_000, every: 1_000))
     }
 }
 

@@ -77,8 +77,8 @@ import MetronomeTestSupport
         #expect(map.response(to: 0xC0, 4, 0, lastValues: &values) == nil)
         #expect([0xFA, 0xFB, 0xFC].map { map.response(to: $0, 0, 0, lastValues: &values) } == [.action(.start), .action(.start), .action(.stop)])
         var fresh: [UInt8] = []
-        #expect((36...39).map { MIDIMap.standard.response(to: 0x99, UInt8($0), 100, lastValues: &fresh) }
-            == [.action(.tap), .action(.startStop), .action(.nextSong), .action(.previousSong)])
+        let drums: [MIDIMap.Response?] = (36...39).map { MIDIMap.standard.response(to: 0x99, UInt8($0), 100, lastValues: &fresh) }
+        #expect(drums == [.action(.tap), .action(.startStop), .action(.nextSong), .action(.previousSong)])
         #expect(MIDIMap.standard.response(to: 0xB0, 64, 127, lastValues: &fresh) == .action(.startStop))
     }
 

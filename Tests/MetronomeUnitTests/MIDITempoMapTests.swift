@@ -141,12 +141,12 @@ import MetronomeTestSupport
         let path = try write(events, name: "cut.mid")
         // The file alone: its beats to its end, a bell on each bar's first (the cut bar's too).
         let file = try clicks(path, rate: 48_000)
-        #expect(file.map(\.frame) == (0..<Int64(endBeat)).map { $0 * 24_000 })
+        #expect(file.map(\.frame) == evenFrames(endBeat, every: 24_000))
         #expect(file.map(\.bell) == (0..<endBeat).map { $0 % 4 == 0 })
         // Four bars: the whole one, the cut one, then two of 4/4 from the file's end, each beat at 120.
         let played = try clicks(path, rate: 48_000, ["--bars", "4"])
         #expect(played.count == endBeat + 8)
-        #expect(played.map(\.frame) == (0..<Int64(endBeat + 8)).map { $0 * 24_000 })
+        #expect(played.map(\.frame) == evenFrames(endBeat + 8, every: 24_000))
         #expect(played.enumerated().filter(\.element.bell).map(\.offset) == bells)
     }
 

@@ -102,7 +102,8 @@ import MetronomeTestSupport
         track.skip(to: 100_000)  // clicks 2 and 3 fall in the gap
         block.withUnsafeMutableBufferPointer { _ = track.render(into: $0.baseAddress!, count: $0.count) }
         let found = onsets(block).map { $0.frame + 100_000 }
-        let expected = (0..<20).map { schedule.frame(ofClick: Int64($0)) }.filter { $0 >= 100_000 && $0 < 130_000 }
+        let grid: [Int64] = (0..<Int64(20)).map { schedule.frame(ofClick: $0) }
+        let expected = grid.filter { $0 >= 100_000 && $0 < 130_000 }
         #expect(found == expected)
         #expect(!expected.isEmpty)
     }

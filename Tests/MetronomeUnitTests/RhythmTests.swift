@@ -150,7 +150,7 @@ private struct Rendered {
         let run = try Rendered(bpm: "150", meter: "2/4", bars: 6, rhythm: rhythm)
         // Count-in (bar -1) plays; then bars 0, 1 play, 2 is muted, 3, 4 play, 5 is muted.
         #expect(Set(run.clicks.map(\.bar)) == [-1, 0, 1, 3, 4])
-        let expected = [-1, 0, 1, 3, 4].flatMap { bar in (0..<4).map { Int64((bar + 1) * 4 + $0) } }
+        let expected: [Int64] = [-1, 0, 1, 3, 4].flatMap { (bar: Int) -> [Int64] in (0..<4).map { Int64((bar + 1) * 4 + $0) } }
         #expect(run.frames == expected.map { exactFrame(beats: $0, over: 2, millibpm: 150_000, rate: 48_000) })
     }
 

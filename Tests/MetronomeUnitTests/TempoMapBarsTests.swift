@@ -8,9 +8,10 @@ import MetronomeTestSupport
     @Test func barsPastTheEndOfAMapAreBarsOfItsLastEntry() throws {
         let map = try parseMap("a: 2 132.5\nb: 3 6/8 97\n")
         let plan = TempoPlan(.map(map, first: 0, loops: false), rate: .standard, rhythm: .plain)
-        #expect(plan.beats(inBars: 100) == Int64(2 * 4 + 98 * 6))
-        #expect(plan.beats(inBars: 4) == Int64(2 * 4 + 2 * 6))
-        #expect(plan.beats(inBars: nil) == Int64(2 * 4 + 3 * 6))
+        let (hundredBars, fourBars, wholeMap): (Int64, Int64, Int64) = (2 * 4 + 98 * 6, 2 * 4 + 2 * 6, 2 * 4 + 3 * 6)
+        #expect(plan.beats(inBars: 100) == hundredBars)
+        #expect(plan.beats(inBars: 4) == fourBars)
+        #expect(plan.beats(inBars: nil) == wholeMap)
         // From a label on: the bars count from there.
         let fromB = TempoPlan(.map(map, first: 1, loops: false), rate: .standard, rhythm: .plain)
         #expect(fromB.beats(inBars: 10) == Int64(10 * 6))

@@ -104,7 +104,7 @@ import MetronomeTestSupport
         let second = try beatFrames(quarterNotes: "111.1", noteValue: 4, rate: rate)
         let start = first * 4
         let subdivisions = run.clicks.filter { $0.sound == .subdivision && $0.click >= 4 }.map(\.frame)
-        let expectedSubdivisions = (4..<7).flatMap { beat in
+        let expectedSubdivisions = (4..<7).flatMap { (beat: Int) -> [Int64] in
             (1..<3).map { (start + Fraction(second.numerator * Int128(3 * (beat - 4) + $0), second.denominator * 3)).nearestFrame }
         }
         #expect(subdivisions == expectedSubdivisions)
