@@ -69,7 +69,7 @@ pipewire_record() {
         $(pkg-config --cflags --libs libpipewire-0.3 sndfile)
     "$recorder" "$pipewire_sink" "$seconds" "$file" >"$file.out" 2>"$file.log" &
     recorder_pid=$!
-    until grep -q recording "$file.out"; do
+    until grep -qs recording "$file.out"; do
         kill -0 "$recorder_pid" 2>/dev/null || { echo "pipewire_record: the recorder ended: $(cat "$file.log")" >&2; return 1; }
         sleep 0.05
     done
