@@ -8,7 +8,7 @@ import MetronomeTestSupport
     @Test func barsPastTheEndOfAMapAreBarsOfItsLastEntry() throws {
         let map = try parseMap("a: 2 132.5\nb: 3 6/8 97\n")
         let plan = TempoPlan(.map(map, first: 0, loops: false), rate: .standard, rhythm: .plain)
-        let (hundredBars, fourBars, wholeMap): (Int64, Int64, Int64) = (2 * 4 + 98 * 6, 2 * 4 + 2 * 6, 2 * 4 + 3 * 6)
+        let hundredBars: Int64 = 2 * 4 + 98 * 6, fourBars: Int64 = 2 * 4 + 2 * 6, wholeMap: Int64 = 2 * 4 + 3 * 6
         #expect(plan.beats(inBars: 100) == hundredBars)
         #expect(plan.beats(inBars: 4) == fourBars)
         #expect(plan.beats(inBars: nil) == wholeMap)
