@@ -41,7 +41,8 @@ context.objects = [
 ]
 CONF
     local bus
-    bus=$(dbus-daemon --session --fork --print-address=1 --print-pid=1)
+    # Its socket in the session's folder, removed with it (under /tmp, a killed bus leaves its socket).
+    bus=$(dbus-daemon --session --fork --print-address=1 --print-pid=1 --address="unix:dir=$XDG_RUNTIME_DIR")
     export DBUS_SESSION_BUS_ADDRESS=${bus%%$'\n'*}
     dbus_pid=${bus##*$'\n'}
     pipewire >"$work/pipewire.log" 2>&1 &

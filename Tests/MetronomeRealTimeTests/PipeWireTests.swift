@@ -266,6 +266,22 @@ import MetronomeTestSupport
         }
     }
 
+    /// A session's bus listens in the session's own folder, and the session ends with nothing of it
+    /// left: under /tmp, the bus it kills would leave its socket behind, one for each session.
+    @Test(.enabled(if: available))
+    func aSessionLeavesNothingBehind() throws {
+        try #require(PipeWireSession.isInstalled, "PipeWire is needed: run scripts/setup --test")
+        var session: PipeWireSession? = try PipeWireSession()
+        let home = session!.home
+        let address = session!.environment["DBUS_SESSION_BUS_ADDRESS"] ?? ""
+        #expect(address.hasPrefix("unix:path=\(home)/"), "\(address)")
+        let socket = address.dropFirst("unix:path=".count).prefix { $0 != "," }
+        #expect(FileManager.default.fileExists(atPath: String(socket)))
+        session = nil
+        #expect(!FileManager.default.fileExists(atPath: String(socket)))
+        #expect(!FileManager.default.fileExists(atPath: home))
+    }
+
     /// PipeWire killed mid-run: one line naming the device and the error, exit 74 within 5 s, the terminal restored.
     @Test(.enabled(if: (PipeWireSession.isInstalled && TerminalTests.tmuxInstalled) || required), arguments: ["default", "pulse"])
     func aLostServerIsOneLineAndExit74(device: String) throws {

@@ -261,7 +261,5 @@ package final class ArdourSession {
 
     deinit {
         close()
-        // The session's folders and Ardour's own: TemporaryDirectory removes only files.
-        for name in directory.contents() { try? FileManager.default.removeItem(atPath: directory.file(name)) }
     }
 }

@@ -54,7 +54,9 @@ package final class PipeWireSession {
         // A session bus of our own (WirePlumber needs one): it forks, and prints its address and pid.
         let busFile = "\(home)/bus"
         // posix_spawn and waitpid: Foundation's Process would wait on the descriptors the forked daemon keeps.
-        let forked = Self.spawnAndWait("/usr/bin/dbus-daemon", ["--session", "--fork", "--print-address=1", "--print-pid=1"],
+        // Its socket in the session's folder, removed with it (under /tmp, a killed bus leaves its socket).
+        let forked = Self.spawnAndWait("/usr/bin/dbus-daemon", ["--session", "--fork", "--print-address=1", "--print-pid=1",
+                                                                "--address=unix:dir=\(runtime)"],
                                        environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, output: busFile)
         let printed = (try? String(contentsOfFile: busFile, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
         guard forked == 0, printed.count >= 2, let pid = pid_t(printed[1]) else {

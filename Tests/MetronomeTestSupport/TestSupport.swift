@@ -29,9 +29,9 @@ package final class TemporaryDirectory {
         return names.sorted()
     }
 
+    /// Removes the directory and everything in it, folders a test made in it too.
     deinit {
-        for name in contents() { unlink(file(name)) }
-        rmdir(path)
+        try? FileManager.default.removeItem(atPath: path)
     }
 }
 
