@@ -18,7 +18,10 @@ package final class JackLoopback {
     private var processes: [Process] = []
     package let serverLog: String
 
-    package init() throws {
+    /// `realTime`: jackd runs its cycle at SCHED_FIFO, as a studio's does (root has it here), and
+    /// its clients' JACK threads with it: a test that loads both cores on purpose must not starve
+    /// the server. Otherwise `--no-realtime`, as most tests have always run.
+    package init(realTime: Bool = false) throws {
         environment = ["HOME": home.path, "JACK_DEFAULT_SERVER": server, "JACK_NO_AUDIO_RESERVATION": "1"]
         serverLog = home.file("jackd.log")
         try """
@@ -34,7 +37,8 @@ package final class JackLoopback {
             }
             """.write(toFile: home.file(".asoundrc"), atomically: true, encoding: .utf8)
         Self.removeStaleRegistrations()
-        try start("/usr/bin/jackd", ["-n", server, "--no-realtime", "-d", "dummy", "-r", "48000", "-p", "1024"], log: serverLog)
+        try start("/usr/bin/jackd", ["-n", server, realTime ? "--realtime" : "--no-realtime", "-d", "dummy", "-r", "48000", "-p", "1024"],
+                  log: serverLog)
         guard try Self.waitForServer(environment: environment) else { throw LoopbackError.notReady("jackd did not start: \(try log())") }
         try start("/usr/bin/jack_thru", [], log: home.file("thru.log"))
         try waitForPort("jack_thru:output_1")
