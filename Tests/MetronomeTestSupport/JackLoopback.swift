@@ -99,17 +99,8 @@ package final class JackLoopback {
     /// if it has not ended in 10 s. Once, in a CI rehearsal, a jack_lsp waited on
     /// a futex in libjack for 16 minutes while a client came up: the wait for a
     /// port asks again instead of hanging the run.
-    /// A `jack_lsp` that could not connect is asked again, for 5 s at most: beside CI's idle builds
-    /// one printed nothing for a port its test had just registered (a listing is what tests judge,
-    /// never a failed tool). Returns the last one's output.
     package static func listPorts(_ arguments: [String], environment: [String: String]) throws -> String {
-        var listing = ""
-        try waitUntil(seconds: 5, every: .milliseconds(50)) {
-            let lsp = try run("/usr/bin/timeout", ["-k", "2", "10", "/usr/bin/jack_lsp"] + arguments, environment: environment)
-            listing = lsp.standardOutput
-            return lsp.status == 0
-        }
-        return listing
+        try run("/usr/bin/timeout", ["-k", "2", "10", "/usr/bin/jack_lsp"] + arguments, environment: environment).standardOutput
     }
 
     /// Records `jack_thru`'s output for `seconds` while `body` runs; returns the recording.
