@@ -27,3 +27,14 @@ build() {
     fi
     rm -f "$log"
 }
+
+# release_binary: prints the metronome to play live: $METRONOME_BINARY when set (CI's, from the
+# Debian package), or .build/release's, built first.
+release_binary() {
+    if [[ -n ${METRONOME_BINARY:-} ]]; then
+        echo "$METRONOME_BINARY"
+    else
+        build -c release --product metronome >&2
+        echo "$PWD/.build/release/metronome"
+    fi
+}
