@@ -31,6 +31,34 @@ import MetronomeTestSupport
         if started.status == 0 { _ = try? run("/usr/bin/pkill", ["-f", server]) }
     }
 
+    /// `scripts/test` runs two JACK groups side by side, each test process cleaning up
+    /// after its servers. Another test process's clean-up, made while no jackd runs, keeps
+    /// the server registry this one has mapped since its first client: removed, the next
+    /// server would write a new one, and clients in this process could not open on it
+    /// ("status 0x21", five of these tests in a CI rehearsal).
+    @Test(.enabled(if: canRun))
+    func anotherTestProcessCleaningUpLeavesThisOneItsClients() throws {
+        do {
+            let loopback = try JackLoopback()
+            _ = try openClient(on: loopback)
+        }
+        let bundle = try #require(try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let other = try run(bundle, ["--testing-library", "swift-testing", "--filter", "JackClientTests/cleanUpAsAnotherTestProcess"],
+                            environment: ["METRONOME_TEST_JACK_CLEAN_UP": "1"])
+        let said = other.standardOutput + other.standardError
+        #expect(other.status == 0 && said.contains("Test run with 1 test"), "\(said)")
+        let loopback = try JackLoopback()
+        let client = try openClient(on: loopback)
+        #expect(client.sampleRate == 48_000)
+    }
+
+    /// Not a test on its own: the clean-up `anotherTestProcessCleaningUpLeavesThisOneItsClients`
+    /// has another test process make.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["METRONOME_TEST_JACK_CLEAN_UP"] == "1"))
+    func cleanUpAsAnotherTestProcess() {
+        JackLoopback.removeStaleRegistrations()
+    }
+
     @Test(.enabled(if: canRun))
     func anOutputNamedOutIsListedByTheServer() throws {
         let loopback = try JackLoopback()

@@ -36,10 +36,11 @@ package final class JackLoopback {
                 slave.pcm "loopback"
             }
             """.write(toFile: home.file(".asoundrc"), atomically: true, encoding: .utf8)
-        Self.removeStaleRegistrations()
-        try start("/usr/bin/jackd", ["-n", server, realTime ? "--realtime" : "--no-realtime", "-d", "dummy", "-r", "48000", "-p", "1024"],
-                  log: serverLog)
-        guard try Self.waitForServer(environment: environment) else { throw LoopbackError.notReady("jackd did not start: \(try log())") }
+        try Self.startingAServer {
+            try start("/usr/bin/jackd", ["-n", server, realTime ? "--realtime" : "--no-realtime", "-d", "dummy", "-r", "48000", "-p", "1024"],
+                      log: serverLog)
+            guard try Self.waitForServer(environment: environment) else { throw LoopbackError.notReady("jackd did not start: \(try log())") }
+        }
         try start("/usr/bin/jack_thru", [], log: home.file("thru.log"))
         try waitForPort("jack_thru:output_1")
     }
@@ -47,20 +48,57 @@ package final class JackLoopback {
     package enum LoopbackError: Error { case notReady(String) }
 
     /// Servers killed without cleanup leave `jack*` entries in POSIX shared
-    /// memory that stop new servers; remove them while no jackd runs. The
-    /// server registry stays while this process maps it: libjack attaches it
-    /// once per process, for good, and an in-process client (`JackClientTests`)
-    /// could not open on the next server if it were replaced.
+    /// memory that stop new servers; remove them while no jackd runs.
     package static func removeStaleRegistrations() {
+        holdingTheSharedMemory(removeStaleRegistrationsHeld)
+    }
+
+    /// Starts a jackd in `start`, which returns once the server runs, after removing stale
+    /// registrations. Test processes run side by side (`scripts/test`'s JACK groups): holding
+    /// the machine's lock on /dev/shm, no other removes a server's memory while it starts.
+    package static func startingAServer<T>(_ start: () throws -> T) throws -> T {
+        try holdingTheSharedMemory {
+            removeStaleRegistrationsHeld()
+            return try start()
+        }
+    }
+
+    /// The server registry stays while any process maps it: libjack attaches it once per
+    /// process, for good, and an in-process client (`JackClientTests`) could not open on the
+    /// next server if it were replaced ("status 0x21").
+    private static func removeStaleRegistrationsHeld() {
         let running = (try? run("/usr/bin/pgrep", ["-x", "jackd"]))?.status == 0
         guard !running, let names = try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm") else { return }
         let registry = "jack-shm-registry"
-        // Read to its end: /proc's files show a size of 0.
-        let maps = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/maps")).readToEnd()) ?? nil
-        let mapped = maps.map { String(decoding: $0, as: UTF8.self).contains("/dev/shm/\(registry)") } ?? false
+        let mapped = anyProcessMaps("/dev/shm/\(registry)")
         for name in names where name.hasPrefix("jack") && !(mapped && name == registry) {
             try? FileManager.default.removeItem(atPath: "/dev/shm/\(name)")
         }
+    }
+
+    /// Whether a process of this machine maps `path` (every process's maps are readable as root;
+    /// those that are not are taken as mapping it).
+    private static func anyProcessMaps(_ path: String) -> Bool {
+        let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return processes.contains { name in
+            guard name.allSatisfy(\.isNumber) else { return false }
+            // Read to its end: /proc's files show a size of 0. A process gone since maps nothing.
+            guard let handle = FileHandle(forReadingAtPath: "/proc/\(name)/maps") else { return false }
+            defer { try? handle.close() }
+            guard let maps = try? handle.readToEnd() else { return true }
+            return String(decoding: maps, as: UTF8.self).contains(path)
+        }
+    }
+
+    /// Runs `body` holding an exclusive `flock` on /dev/shm, which every test process that starts
+    /// or cleans up after a jackd takes.
+    private static func holdingTheSharedMemory<T>(_ body: () throws -> T) rethrows -> T {
+        let directory = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            while flock(directory, LOCK_EX) != 0 && errno == EINTR {}
+        }
+        defer { if directory >= 0 { close(directory) } }  // the lock goes with the descriptor
+        return try body()
     }
 
     private func start(_ executable: String, _ arguments: [String], log: String) throws {

@@ -125,8 +125,7 @@ package final class LinkHutPeer {
     package init(namespace: String? = nil) throws {
         let name = "metronome-link-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         environment = ["HOME": home.path, "JACK_DEFAULT_SERVER": name, "JACK_NO_START_SERVER": "1", "JACK_NO_AUDIO_RESERVATION": "1"]
-        JackLoopback.removeStaleRegistrations()
-        server = Process()
+        let server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
         server.arguments = ["-n", name, "--no-realtime", "-d", "dummy", "-r", "48000", "-p", "1024"]
         server.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -135,8 +134,11 @@ package final class LinkHutPeer {
         server.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         server.standardError = server.standardOutput
         server.standardInput = FileHandle.nullDevice
-        try server.runAsAShellWould()
-        guard try JackLoopback.waitForServer(environment: environment) else { throw JackLoopback.LoopbackError.notReady("jackd did not start") }
+        try JackLoopback.startingAServer { [environment] in
+            try server.runAsAShellWould()
+            guard try JackLoopback.waitForServer(environment: environment) else { throw JackLoopback.LoopbackError.notReady("jackd did not start") }
+        }
+        self.server = server
         if let namespace {
             hut = try PeerProcess("/bin/ip", ["netns", "exec", namespace, Self.program], environment: environment, name: "LinkHut in \(namespace)")
         } else {
