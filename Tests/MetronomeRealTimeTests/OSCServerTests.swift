@@ -60,10 +60,15 @@ import MetronomeTestSupport
         #expect(try Self.send(port, "/klick/ping", ask: true) == #"["/klick/pong", [], "sender"]"#)
         #expect(try Self.send(port, "/klick/ping", ask: true, replyTo: true) == #"["/klick/pong", [], "reply-to"]"#)
         #expect(try Self.send(port, "/klick/ping", ask: true, replyTo: true, portOnly: true) == #"["/klick/pong", [], "reply-to"]"#)
+        // Messages are taken in order: a refused ping is one whose pong does not come back before
+        // the answer to the query sent behind it.
+        let metro = ["/klick/metro/type ,s", "/klick/metro/active ,i"]
         // A return address that is none: refused, nothing back, and nothing printed by liblo.
-        #expect(try Self.send(port, "/klick/ping", ["s:osc:"], ask: true) == nil)
+        let noAddress = try Self.exchange(port, expecting: 2, [["/klick/ping", "s:osc:"], ["/klick/metro/query"]])
+        #expect(noAddress.replies.map(\.shape) == metro, "\(noAddress.replies)")
         // A ping with an argument that is not a string is refused: nothing comes back.
-        #expect(try Self.send(port, "/klick/ping", ["i:3"], ask: true) == nil)
+        let notAString = try Self.exchange(port, expecting: 2, [["/klick/ping", "i:3"], ["/klick/metro/query"]])
+        #expect(notAString.replies.map(\.shape) == metro, "\(notAString.replies)")
         #expect(run.saidMore.isEmpty, "\(run.saidMore)")
     }
 
