@@ -62,7 +62,7 @@ import MetronomeTestSupport
         #expect(try Self.send(port, "/klick/ping", ask: true, replyTo: true, portOnly: true) == #"["/klick/pong", [], "reply-to"]"#)
         // Messages are taken in order: a refused ping is one whose pong does not come back before
         // the answer to the query sent behind it.
-        let metro = ["/klick/metro/type ,s", "/klick/metro/active ,i"]
+        let metro = Self.metroQueryAnswer
         // A return address that is none: refused, nothing back, and nothing printed by liblo.
         let noAddress = try Self.exchange(port, expecting: 2, [["/klick/ping", "s:osc:"], ["/klick/metro/query"]])
         #expect(noAddress.replies.map(\.shape) == metro, "\(noAddress.replies)")
@@ -153,6 +153,9 @@ import MetronomeTestSupport
         var number: Double? { arguments.first.flatMap { Double($0.value) } }
     }
 
+    /// What `/klick/metro/query` answers, as shapes: klick's two messages of the metronome part.
+    static let metroQueryAnswer = ["/klick/metro/type ,s", "/klick/metro/active ,i"]
+
     /// Sends `messages` (each a path, then TYPE:VALUE arguments) in turn from one socket with
     /// python-osc; the first `count` messages that came back to it, and whether all `count` came within 5 s.
     /// Over TCP with `framing` (python-osc's TCP client, "1.0" or "1.1"), on one connection, what comes back on it.
@@ -206,7 +209,7 @@ import MetronomeTestSupport
         #expect(values["/klick/config/volume"]?.number == 1)
         #expect(values["/klick/config/sound"] == theirs.replies.first { $0.path == "/klick/config/sound" }, "\(theirs.replies)")
         // Each part's own query: the same messages, that part's alone, to a return address too.
-        #expect(try Self.exchange(run.port, expecting: 2, [["/klick/metro/query"]]).replies.map(\.shape) == ["/klick/metro/type ,s", "/klick/metro/active ,i"])
+        #expect(try Self.exchange(run.port, expecting: 2, [["/klick/metro/query"]]).replies.map(\.shape) == Self.metroQueryAnswer)
         #expect(try Self.send(run.port, "/klick/config/query", ask: true, replyTo: true) == #"["/klick/config/sound", [["i", -2]], "reply-to"]"#)
         #expect(run.saidMore.isEmpty, "\(run.saidMore)")
     }

@@ -56,10 +56,10 @@ package final class JackLoopback {
     /// Starts a jackd in `start`, which returns once the server runs, after removing stale
     /// registrations. Test processes run side by side (`scripts/test`'s JACK groups): holding
     /// the machine's lock on /dev/shm, no other removes a server's memory while it starts.
-    package static func startingAServer<T>(_ start: () throws -> T) throws -> T {
+    package static func startingAServer(_ start: () throws -> Void) throws {
         try holdingTheSharedMemory {
             removeStaleRegistrationsHeld()
-            return try start()
+            try start()
         }
     }
 
@@ -92,13 +92,13 @@ package final class JackLoopback {
 
     /// Runs `body` holding an exclusive `flock` on /dev/shm, which every test process that starts
     /// or cleans up after a jackd takes.
-    private static func holdingTheSharedMemory<T>(_ body: () throws -> T) rethrows -> T {
+    private static func holdingTheSharedMemory(_ body: () throws -> Void) rethrows {
         let directory = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directory >= 0 {
             while flock(directory, LOCK_EX) != 0 && errno == EINTR {}
         }
         defer { if directory >= 0 { close(directory) } }  // the lock goes with the descriptor
-        return try body()
+        try body()
     }
 
     private func start(_ executable: String, _ arguments: [String], log: String) throws {
