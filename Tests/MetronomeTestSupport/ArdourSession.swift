@@ -52,8 +52,9 @@ package final class ArdourSession {
 
     /// Makes a session at `tempo` and `meter` and opens it in Ardour on
     /// `loopback`'s server, trying at most `loads` times; returns once Ardour
-    /// is timebase master, stopped at frame 0. `serialised: false` runs
-    /// Ardour on the real libjack, to measure what the shim is for.
+    /// is timebase master with the session's tempo and meter, stopped at
+    /// frame 0. `serialised: false` runs Ardour on the real libjack, to
+    /// measure what the shim is for.
     package init(on loopback: JackLoopback, tempo: Tempo, meter: Meter, serialised: Bool = true, loads: Int = 2) throws {
         self.loopback = loopback
         self.tempo = tempo
@@ -94,8 +95,12 @@ package final class ArdourSession {
         let answered = waitUntil(seconds: 60, every: .milliseconds(20)) {
             !process.isRunning || process.lines.contains { $0.hasPrefix("@ardour ready") || $0.hasPrefix("@ardour failed") }
         }
+        // Leading with the session's tempo and meter: a cycle or two of Ardour's default (120 bpm, 4/4)
+        // may come first (seen once, in a CI rehearsal).
         let leading = answered && process.isRunning && process.lines.contains { $0.hasPrefix("@ardour ready") }
-            && waitUntil(seconds: 10, every: .milliseconds(20)) { (try? transport.query())?.bbt != nil || !process.isRunning }
+            && waitUntil(seconds: 10, every: .milliseconds(20)) {
+                (try? transport.query())?.bbt.map(carriesTheSessionsMap) == true || !process.isRunning
+            }
             && process.isRunning
         guard leading else {
             failures.append(process.lines.filter { !$0.contains("call-slot") && !$0.contains("call slot") }.suffix(8).joined(separator: "\n"))
@@ -183,6 +188,13 @@ package final class ArdourSession {
     /// What Ardour printed, without its event loop's chatter.
     package var log: String {
         (ardour?.lines ?? []).filter { !$0.contains("call-slot") && !$0.contains("call slot") }.suffix(20).joined(separator: "\n")
+    }
+
+    /// Whether `bbt` has this session's tempo (to a thousandth of a beat a minute: Ardour keeps a beat
+    /// as whole superclocks, millionths off) and its meter.
+    package func carriesTheSessionsMap(_ bbt: JackTransportReading.BBT) -> Bool {
+        abs(bbt.beatsPerMinute - Double(tempo.millibeatsPerMinute) / 1000) < 1e-3
+            && bbt.beatsPerBar == Double(meter.beatsPerBar) && bbt.beatType == Double(meter.noteValue)
     }
 
     /// The bar, beat and tick of `frame` on a constant tempo, exactly, as
