@@ -96,7 +96,7 @@ package final class ArdourSession {
             !process.isRunning || process.lines.contains { $0.hasPrefix("@ardour ready") || $0.hasPrefix("@ardour failed") }
         }
         // Leading with the session's tempo and meter: a cycle or two of Ardour's default (120 bpm, 4/4)
-        // may come first (seen once, in a CI rehearsal).
+        // may come first.
         let leading = answered && process.isRunning && process.lines.contains { $0.hasPrefix("@ardour ready") }
             && waitUntil(seconds: 10, every: .milliseconds(20)) {
                 (try? transport.query())?.bbt.map(carriesTheSessionsMap) == true || !process.isRunning
@@ -192,7 +192,7 @@ package final class ArdourSession {
 
     /// Whether `bbt` has this session's tempo (to a thousandth of a beat a minute: Ardour keeps a beat
     /// as whole superclocks, millionths off) and its meter.
-    package func carriesTheSessionsMap(_ bbt: JackTransportReading.BBT) -> Bool {
+    private func carriesTheSessionsMap(_ bbt: JackTransportReading.BBT) -> Bool {
         abs(bbt.beatsPerMinute - Double(tempo.millibeatsPerMinute) / 1000) < 1e-3
             && bbt.beatsPerBar == Double(meter.beatsPerBar) && bbt.beatType == Double(meter.noteValue)
     }
